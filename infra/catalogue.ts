@@ -1,0 +1,77 @@
+import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../shared/storage/tables';
+
+/**
+ * Every function of the service, described once. The CDK stack builds the Lambda functions, their
+ * least-privilege grants and API routes from this list; the local runtime serves the same routes
+ * with the same handler modules and environment variable names.
+ */
+export type TableAccess =
+  /** GetItem, Query, BatchGetItem on the table and its indexes. */
+  | 'read'
+  /** read plus PutItem, UpdateItem, DeleteItem, BatchWriteItem. */
+  | 'readwrite'
+  /** PutItem and UpdateItem only. */
+  | 'write';
+
+export interface TableGrant {
+  readonly table: TableDefinition;
+  readonly access: TableAccess;
+  /**
+   * Restricts writes to items whose partition key starts with one of these prefixes
+   * (IAM condition dynamodb:LeadingKeys), e.g. rate-limit counters only.
+   */
+  readonly writeKeyPrefixes?: readonly string[];
+}
+
+export interface RouteSpec {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** API Gateway route syntax, e.g. /v1/profile/{companyNumber}. */
+  readonly path: string;
+}
+
+export interface FunctionSpec {
+  /** Construct id and local name. */
+  readonly id: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  readonly routes: readonly RouteSpec[];
+  readonly tables: readonly TableGrant[];
+  /** 'sign' reads the private signing keys; 'rotate' is the Secrets Manager rotation function. */
+  readonly signingKey?: 'sign' | 'rotate';
+  readonly memoryMb?: number;
+  readonly timeoutSeconds?: number;
+}
+
+/** Partition-key prefixes of the clients table that the request path may write. */
+export const RATE_LIMIT_KEY_PREFIX = 'RATE#';
+export const SIGNING_KEYS_KEY_PREFIX = 'SIGNING_KEYS';
+
+/** Protected routes count calls in the clients table and read the client record and public keys. */
+const bearerProtected: TableGrant = { table: clientsTable, access: 'write', writeKeyPrefixes: [RATE_LIMIT_KEY_PREFIX] };
+const clientsRead: TableGrant = { table: clientsTable, access: 'read' };
+
+export const functions: readonly FunctionSpec[] = [
+  {
+    id: 'token',
+    entry: 'functions/token/handler.ts',
+    description: 'OAuth 2.0 client-credentials token endpoint and the public JWKS',
+    routes: [
+      { method: 'POST', path: '/v1/oauth/token' },
+      { method: 'GET', path: '/v1/.well-known/jwks.json' },
+    ],
+    tables: [clientsRead, bearerProtected],
+    signingKey: 'sign',
+  },
+  {
+    id: 'keyRotation',
+    entry: 'functions/key-rotation/handler.ts',
+    description: 'Secrets Manager rotation of the token signing keys; publishes the public JWKS',
+    routes: [],
+    tables: [{ table: clientsTable, access: 'write', writeKeyPrefixes: [SIGNING_KEYS_KEY_PREFIX] }],
+    signingKey: 'rotate',
+    timeoutSeconds: 30,
+  },
+];
+
+export const companyTables = { companiesTable, watchesTable };

@@ -1,0 +1,49 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { logger } from '../observability/logger';
+import { HttpError } from './errors';
+import { internalError, problem } from './responses';
+import type { HttpHandler, HttpRequest, HttpResponse } from './types';
+
+export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  const body = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>,
+    headers,
+    query: new URLSearchParams(event.rawQueryString ?? ''),
+    body,
+    sourceIp: event.requestContext.http.sourceIp,
+    requestId: event.requestContext.requestId,
+  };
+}
+
+export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
+  const body = response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+  return { statusCode: response.status, headers: { ...response.headers }, body, isBase64Encoded: false };
+}
+
+/**
+ * Wraps a transport-neutral handler as an API Gateway HTTP API (payload 2.0) Lambda handler.
+ * Client errors become their JSON body; anything else is logged and becomes a bare 500.
+ */
+export function lambdaHttpHandler(handle: HttpHandler): ApiGatewayHandler {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>().handler(async (event) => {
+    const request = toHttpRequest(event);
+    logger.appendKeys({ requestId: request.requestId });
+    try {
+      return toApiGatewayResult(await handle(request));
+    } catch (error) {
+      if (error instanceof HttpError) return toApiGatewayResult(problem(error));
+      logger.error('unhandled error', { error: error as Error, method: request.method, path: request.path });
+      return toApiGatewayResult(internalError());
+    } finally {
+      logger.removeKeys(['requestId']);
+    }
+  });
+}

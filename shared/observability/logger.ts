@@ -1,0 +1,4 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+
+/** One structured JSON logger per function; never pass secrets, tokens or Authorization headers to it. */
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'bureau' });

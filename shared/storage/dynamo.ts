@@ -1,0 +1,24 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * DYNAMODB_ENDPOINT points the SDK at DynamoDB Local; unset on AWS, where the SDK's defaults apply.
+ */
+export function createDynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClient {
+  const config: DynamoDBClientConfig = {};
+  if (env.DYNAMODB_ENDPOINT) {
+    config.endpoint = env.DYNAMODB_ENDPOINT;
+    config.region = env.AWS_REGION ?? 'eu-west-2';
+    config.credentials = {
+      accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local',
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local',
+    };
+  }
+  return new DynamoDBClient(config);
+}
+
+export function createDocumentClient(client: DynamoDBClient = createDynamoClient()): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * The one definition of every DynamoDB table. The CDK constructs and the local runtime both build
+ * their tables from these records, so the deployed shape and the local shape cannot drift.
+ */
+export type KeyType = 'S' | 'N';
+
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: KeyType;
+}
+
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+  /** 'ALL', 'KEYS_ONLY', or the non-key attributes to project. */
+  readonly projection: 'ALL' | 'KEYS_ONLY' | readonly string[];
+}
+
+export interface TableDefinition {
+  /** Logical name: the CDK construct id and the local table name. */
+  readonly id: string;
+  /** Environment variable that carries the physical table name to the functions. */
+  readonly envVar: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+  readonly globalSecondaryIndexes?: readonly IndexDefinition[];
+  readonly stream?: 'NEW_AND_OLD_IMAGES';
+  /** Clean-up only: never rely on TTL deletion for correctness. */
+  readonly timeToLiveAttribute?: string;
+}
+
+const S = (name: string): KeyAttribute => ({ name, type: 'S' });
+
+/** Clients, their secret versions, rate-limit windows and the published signing keys. */
+export const clientsTable: TableDefinition = {
+  id: 'clients',
+  envVar: 'CLIENTS_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  timeToLiveAttribute: 'expiresAt',
+};
+
+/** Company profiles and their search-index items. */
+export const companiesTable: TableDefinition = {
+  id: 'companies',
+  envVar: 'COMPANIES_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  stream: 'NEW_AND_OLD_IMAGES',
+};
+
+/** Which client watches which company: pk = company key, sk = client id; byClient inverts it. */
+export const watchesTable: TableDefinition = {
+  id: 'watches',
+  envVar: 'WATCHES_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  globalSecondaryIndexes: [{ indexName: 'byClient', partitionKey: S('sk'), sortKey: S('pk'), projection: 'ALL' }],
+};
+
+export const allTables: readonly TableDefinition[] = [clientsTable, companiesTable, watchesTable];
+
+/** Physical table name from the function's environment; fails fast at cold start when unset. */
+export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {
+  const name = env[def.envVar];
+  if (!name) throw new Error(`${def.envVar} is not set`);
+  return name;
+}
