@@ -1,4 +1,4 @@
-import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../shared/storage/tables';
+import { clientsTable, type TableDefinition } from '../shared/storage/tables';
 
 /**
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
@@ -73,5 +73,3 @@ export const functions: readonly FunctionSpec[] = [
     timeoutSeconds: 30,
   },
 ];
-
-export const companyTables = { companiesTable, watchesTable };
