@@ -1,0 +1,94 @@
+/**
+ * The company profile as the API serves it (schema: shared/companies/schema/profile.v1.schema.json).
+ * The six blocks are top-level sections named exactly as the webhook `block` values.
+ */
+export type Jurisdiction = 'GB' | 'IE';
+export const JURISDICTIONS: readonly Jurisdiction[] = ['GB', 'IE'];
+
+export const BLOCK_NAMES = ['overview', 'tradingStatus', 'filingBehaviour', 'riskOfFailure', 'creditCapacity', 'earlySignals'] as const;
+export type BlockName = (typeof BLOCK_NAMES)[number];
+
+export interface Money {
+  /** Minor units avoid floating-point money: 1250000 GBP = £12,500.00. */
+  readonly amountMinor: number;
+  readonly currency: 'GBP' | 'EUR';
+}
+
+export interface Overview {
+  readonly companyType: string;
+  readonly companySubtype: string | null;
+  readonly incorporatedOn: string | null;
+  readonly dissolvedOn: string | null;
+  readonly sicCodes: readonly string[];
+  readonly registeredOffice: string | null;
+  readonly sizeBand: 'micro' | 'small' | 'medium' | 'large';
+  readonly complexity: 'simple' | 'moderate' | 'complex';
+  readonly maturity: 'new' | 'young' | 'established' | 'mature';
+  readonly employeesBand: string;
+}
+
+export interface TradingStatus {
+  readonly status: 'active' | 'dormant' | 'liquidation' | 'administration' | 'dissolved' | 'ceased' | 'closed' | 'converted' | 'removed' | 'other';
+  /** The register's own label, e.g. "Active - Proposal to Strike off". */
+  readonly registerStatus: string;
+  readonly since: string | null;
+}
+
+export interface FilingBehaviour {
+  readonly consistency: 'consistent' | 'mostly_consistent' | 'inconsistent' | 'no_history';
+  readonly lastAccountsFiledOn: string | null;
+  readonly lastConfirmationStatementOn: string | null;
+  readonly nextAccountsDueOn: string | null;
+  readonly accountsOverdue: boolean;
+  readonly confirmationStatementOverdue: boolean;
+  readonly lateFilingsLast5Years: number;
+}
+
+export interface RiskOfFailure {
+  readonly level: 'Low' | 'Moderate' | 'High' | 'Severe';
+  /** 0 (no risk seen) to 100 (failure imminent). */
+  readonly score: number;
+  readonly assessedOn: string;
+  readonly drivers: readonly string[];
+}
+
+export interface CreditCapacity {
+  readonly creditLimit: Money;
+  readonly tradeLimit: Money;
+  readonly assessedOn: string;
+}
+
+export interface EarlySignal {
+  /** Stable across updates: the key that change events use. */
+  readonly id: string;
+  readonly kind: string;
+  readonly state: 'active' | 'superseded' | 'expired';
+  readonly severity: 'info' | 'warning' | 'critical';
+  readonly summary: string;
+  readonly detectedAt: string;
+  readonly updatedAt: string;
+}
+
+export interface EarlySignals {
+  readonly signals: readonly EarlySignal[];
+}
+
+export interface CompanyProfile {
+  readonly jurisdiction: Jurisdiction;
+  readonly companyNumber: string;
+  readonly name: string;
+  /** Monotonic; incremented by every write that changes the content. */
+  readonly version: number;
+  readonly updatedAt: string;
+  /** Where the non-register blocks come from: 'demo' marks derived demo values. */
+  readonly dataSource: 'register' | 'demo';
+  readonly overview: Overview;
+  readonly tradingStatus: TradingStatus;
+  readonly filingBehaviour: FilingBehaviour;
+  readonly riskOfFailure: RiskOfFailure;
+  readonly creditCapacity: CreditCapacity;
+  readonly earlySignals: EarlySignals;
+}
+
+/** A profile before the store assigns version and updatedAt: what imports produce. */
+export type ProfileContent = Omit<CompanyProfile, 'version' | 'updatedAt'>;
