@@ -1,0 +1,145 @@
+/**
+ * Company name normalization: the form both the search index and search queries are reduced to, so
+ * that "O’Brien & Sons Ltd.", "OBRIEN AND SONS LIMITED" and "O'Brien + Sons" meet.
+ */
+
+/** Letters that Unicode does not decompose into a base letter plus marks. */
+const UNDECOMPOSABLE: Readonly<Record<string, string>> = {
+  æ: 'ae',
+  ð: 'd',
+  đ: 'd',
+  ħ: 'h',
+  ı: 'i',
+  ĳ: 'ij',
+  ł: 'l',
+  ŀ: 'l',
+  ø: 'o',
+  œ: 'oe',
+  ß: 'ss',
+  þ: 'th',
+};
+
+/**
+ * Legal-form words that end company names, already in normalized spelling (dotted abbreviations such
+ * as "P.L.C." normalize to spaced letters). GB: Companies Act 2006 and the Company, Limited Liability
+ * Partnership and Business (Names and Trading Disclosures) Regulations 2015, English and Welsh forms.
+ * IE: Companies Act 2014, English and Irish forms. Plus the overseas forms common on the GB register.
+ * "PC" (Welsh for limited partnership) is left out on purpose: as a trailing word it far more often
+ * means "personal computer".
+ */
+export const LEGAL_SUFFIXES: readonly string[] = [
+  // GB private and public companies
+  'limited',
+  'ltd',
+  'l t d',
+  'cyfyngedig',
+  'cyf',
+  'unlimited',
+  'public limited company',
+  'plc',
+  'p l c',
+  'cwmni cyfyngedig cyhoeddus',
+  'ccc',
+  'company limited by guarantee',
+  'limited by guarantee',
+  // GB partnerships
+  'limited liability partnership',
+  'llp',
+  'l l p',
+  'partneriaeth atebolrwydd cyfyngedig',
+  'pac',
+  'limited partnership',
+  'lp',
+  'l p',
+  'partneriaeth cyfyngedig',
+  // GB community interest companies and charitable incorporated organisations
+  'community interest company',
+  'community interest public limited company',
+  'community interest plc',
+  'cic',
+  'c i c',
+  'cwmni buddiant cymunedol',
+  'cwmni buddiant cymunedol cyhoeddus cyfyngedig',
+  'cbc',
+  'cbcc',
+  'charitable incorporated organisation',
+  'cio',
+  'sefydliad corfforedig elusennol',
+  'sce',
+  // IE
+  'teoranta',
+  'teo',
+  'designated activity company',
+  'dac',
+  'cuideachta ghniomhaiochta ainmnithe',
+  'cga',
+  'cuideachta phoibli theoranta',
+  'cpt',
+  'clg',
+  'cuideachta faoi theorainn rathaiochta',
+  'cuideachta faoi theorainn ratha',
+  'cftr',
+  'unlimited company',
+  'uc',
+  'ulc',
+  'cuideachta neamhtheoranta',
+  'public unlimited company',
+  'puc',
+  'cuideachta phoibli neamhtheoranta',
+  'cpn',
+  // Overseas forms seen on the GB register
+  'gmbh',
+  'inc',
+  'llc',
+  'sarl',
+  's a r l',
+];
+
+const SUFFIX_WORDS: readonly (readonly string[])[] = LEGAL_SUFFIXES.map((suffix) => suffix.split(' ')).sort((a, b) => b.length - a.length);
+
+const endsWith = (words: readonly string[], suffix: readonly string[]) =>
+  suffix.every((word, index) => words[words.length - suffix.length + index] === word);
+
+/** Case, accents and punctuation folded; "&" and "+" read as "and"; legal-form suffixes kept. */
+export function foldName(name: string): string {
+  const decomposed = name.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return Array.from(decomposed, (char) => UNDECOMPOSABLE[char] ?? char)
+    .join('')
+    .replace(/['’‘`´ʼ]/g, '')
+    .replace(/[&+]/g, ' and ')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * Removes trailing legal-form words ("... HOLDINGS LIMITED LTD" → "... holdings"), repeatedly, but
+ * never the last remaining word: a name that is nothing but a legal form keeps its last word.
+ */
+export function stripLegalSuffixes(words: readonly string[]): string[] {
+  let remaining = [...words];
+  for (;;) {
+    const suffix = SUFFIX_WORDS.find((candidate) => candidate.length < remaining.length && endsWith(remaining, candidate));
+    if (!suffix) return remaining;
+    remaining = remaining.slice(0, remaining.length - suffix.length);
+  }
+}
+
+/** The normalized name: folded, legal suffixes stripped, single spaces. */
+export function normalizeName(name: string): string {
+  const folded = foldName(name);
+  return folded === '' ? '' : stripLegalSuffixes(folded.split(' ')).join(' ');
+}
+
+/**
+ * A search query reduced the way names are, so that it compares with normalized names. Only whole
+ * legal-form words are stripped: a trailing fragment such as "lim" stays, because it may as well be
+ * the start of a real word ("LIME", "LIMERICK").
+ */
+export function normalizeQuery(query: string): string {
+  return normalizeName(query);
+}
+
+/** The distinct words of a normalized name, in their first order. */
+export function nameWords(normalized: string): string[] {
+  return [...new Set(normalized.split(' ').filter((word) => word !== ''))];
+}
