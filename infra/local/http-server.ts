@@ -1,0 +1,191 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpError } from '../../shared/http/errors';
+import { problem } from '../../shared/http/responses';
+import {
+  fromLambdaResult,
+  type GatewayIdentity,
+  type GatewayResponse,
+  MalformedPathError,
+  type ReceivedRequest,
+  splitTarget,
+  toApiGatewayEvent,
+} from './api-gateway-event';
+import { LOCAL_ACCOUNT_ID } from './functions';
+import { type RouteDefinition, RouteTable } from './routes';
+
+/** API Gateway's request payload limit. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface Invocable {
+  readonly functionName: string;
+  invoke(event: unknown): Promise<unknown>;
+}
+
+export interface HttpRoute extends RouteDefinition {
+  readonly target: Invocable;
+}
+
+export interface HttpServerOptions {
+  /** Defaults to 127.0.0.1: the local runtime is for this machine only. */
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly routes: readonly HttpRoute[];
+  /** One line per request (method, path, status, duration); never headers or bodies. */
+  readonly log?: (line: string) => void;
+  /** Where handler failures are reported (the gateway hides them from the client). */
+  readonly logError?: (message: string, error: unknown) => void;
+  readonly identity?: GatewayIdentity;
+  readonly maxBodyBytes?: number;
+}
+
+export interface RunningHttpServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting requests, lets in-flight ones finish (up to a few seconds), then closes. */
+  stop(): Promise<void>;
+}
+
+export class PortInUseError extends Error {
+  constructor(readonly port: number) {
+    super(`Port ${port} is already in use. Choose another one, e.g. PORT=${port + 1} npm start`);
+    this.name = 'PortInUseError';
+  }
+}
+
+class BodyTooLargeError extends Error {}
+
+const STOP_GRACE_MS = 5000;
+
+function gatewayError(status: number, code: string, message: string): GatewayResponse {
+  const response = problem(new HttpError(status, code, message));
+  return {
+    statusCode: response.status,
+    headers: Object.entries(response.headers ?? {}),
+    body: Buffer.from(JSON.stringify(response.body)),
+  };
+}
+
+/** What API Gateway sends when the integration fails: the client never sees the cause. */
+const internalServerError = (): GatewayResponse => ({
+  statusCode: 500,
+  headers: [['content-type', 'application/json']],
+  body: Buffer.from(JSON.stringify({ message: 'Internal Server Error' })),
+});
+
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > limit) return Promise.reject(new BodyTooLargeError());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => (tooLarge ? reject(new BodyTooLargeError()) : resolve(Buffer.concat(chunks))));
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, result: GatewayResponse, requestId: string, method: string): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of result.headers) {
+    const existing = headers[name];
+    if (existing === undefined) headers[name] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else headers[name] = name === 'set-cookie' ? [existing, value] : `${existing},${value}`;
+  }
+  headers['apigw-requestid'] = requestId;
+  const bodyless = method === 'HEAD' || result.statusCode === 204 || result.statusCode === 304;
+  if (!bodyless) headers['content-length'] = String(result.body.length);
+  response.writeHead(result.statusCode, headers);
+  response.end(bodyless ? undefined : result.body);
+}
+
+/**
+ * Serves the catalogue's routes the way API Gateway HTTP API does: each request becomes a payload
+ * format 2.0 event for the route's handler. Unknown paths and known paths with another method both
+ * get 404 (the HTTP API answers so; a 405 comes only from a handler that chooses to send it).
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const routes = new RouteTable(options.routes);
+  const identity = options.identity ?? { accountId: LOCAL_ACCOUNT_ID, apiId: 'local' };
+  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const inFlight = new Set<Promise<void>>();
+
+  async function respond(request: IncomingMessage, response: ServerResponse, port: number): Promise<void> {
+    const started = performance.now();
+    const method = (request.method ?? 'GET').toUpperCase();
+    const target = request.url ?? '/';
+    let result: GatewayResponse;
+    let requestId = '';
+    try {
+      const { path } = splitTarget(target);
+      const match = routes.match(method, path);
+      const body = await readBody(request, limit);
+      if (!match) {
+        result = gatewayError(404, 'not_found', `No route matches ${method} ${path}.`);
+      } else {
+        const received: ReceivedRequest = {
+          method,
+          target,
+          rawHeaders: request.rawHeaders,
+          body,
+          sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
+          httpVersion: request.httpVersion,
+          localPort: port,
+        };
+        const event = toApiGatewayEvent(received, match, identity);
+        requestId = event.requestContext.requestId;
+        try {
+          result = fromLambdaResult(await match.route.target.invoke(event));
+        } catch (error) {
+          options.logError?.(`${match.route.target.functionName} failed on ${match.routeKey}`, error);
+          result = internalServerError();
+        }
+      }
+    } catch (error) {
+      if (error instanceof MalformedPathError) result = gatewayError(400, 'malformed_path', error.message);
+      else if (error instanceof BodyTooLargeError)
+        result = gatewayError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`);
+      else throw error;
+    }
+    if (result.statusCode === 413) response.setHeader('connection', 'close');
+    send(response, result, requestId, method);
+    const path = target.split('?')[0];
+    options.log?.(`${method} ${path} ${result.statusCode} ${Math.round(performance.now() - started)}ms`);
+  }
+
+  const server = createServer((request, response) => {
+    const port = (server.address() as AddressInfo).port;
+    const work = respond(request, response, port).catch((error: unknown) => {
+      options.logError?.('request failed', error);
+      if (!response.headersSent) send(response, internalServerError(), '', 'GET');
+      else response.destroy();
+    });
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  });
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port) : error));
+    server.listen(options.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref())]);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
