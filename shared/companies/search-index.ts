@@ -1,0 +1,176 @@
+import type { Jurisdiction, ProfileContent } from './profile';
+
+/**
+ * The name index lives in the companies table beside the profiles, as three families of items, each
+ * read as one key-ordered range (see docs/search.md):
+ *
+ * - exact:       pk `X#<J>#<normalizedName>`             sk `<number>`
+ * - name prefix: pk `P#<J>#<first 2 chars of name>#<shard>` sk `<normalizedName>#<number>`
+ * - word prefix: pk `W#<J>#<first 2 chars of word>#<shard>` sk `<word>#<normalizedName>#<number>`
+ *
+ * Prefix partitions are split into SHARD_COUNT shards by a stable hash of the company number, so a
+ * common two-letter start ("ho", "co") never concentrates writes on one partition; readers query
+ * every shard and merge by sort key.
+ */
+export const SHARD_COUNT = 8;
+
+/** Keeps one company's transaction under DynamoDB's 100-item limit even when a rename replaces every key. */
+export const MAX_INDEXED_WORDS = 40;
+
+export const PROFILE_SORT_KEY = 'PROFILE';
+
+/** Sorts after every character DynamoDB can store, so `prefix + KEY_MAX` bounds a begins_with range. */
+export const KEY_MAX = '\u{10FFFF}';
+
+export type IndexKind = 'exact' | 'name_prefix' | 'word_prefix';
+
+/** What a search result needs, copied onto every index item so a search never reads the profiles. */
+export interface SearchEntry {
+  readonly jurisdiction: Jurisdiction;
+  readonly companyNumber: string;
+  readonly name: string;
+  readonly status: string;
+  readonly type: string;
+  readonly incorporatedOn: string | null;
+  readonly normalizedName: string;
+  /** The distinct indexed words of the normalized name, in name order. */
+  readonly words: readonly string[];
+}
+
+export interface IndexItem extends SearchEntry {
+  readonly pk: string;
+  readonly sk: string;
+  readonly kind: IndexKind;
+}
+
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+export function profileKey(jurisdiction: Jurisdiction, companyNumber: string): ItemKey {
+  return { pk: `${jurisdiction}#${companyNumber}`, sk: PROFILE_SORT_KEY };
+}
+
+/** FNV-1a: a fast, stable, well-spread hash; the shard of a company never changes. */
+export function shardOf(companyNumber: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < companyNumber.length; i++) {
+    hash ^= companyNumber.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % SHARD_COUNT;
+}
+
+/** The first two characters (code points, not UTF-16 units) choose the partition. */
+export function partitionHead(text: string): string {
+  return Array.from(text).slice(0, 2).join('');
+}
+
+export const exactPartition = (jurisdiction: Jurisdiction, normalizedName: string) => `X#${jurisdiction}#${normalizedName}`;
+
+export const namePrefixPartition = (jurisdiction: Jurisdiction, head: string, shard: number) =>
+  `P#${jurisdiction}#${partitionHead(head)}#${shard}`;
+
+export const wordPrefixPartition = (jurisdiction: Jurisdiction, head: string, shard: number) =>
+  `W#${jurisdiction}#${partitionHead(head)}#${shard}`;
+
+/** Every shard of a prefix partition, in shard order: what a reader queries in parallel. */
+export function allShards(partitionOf: (shard: number) => string): string[] {
+  return Array.from({ length: SHARD_COUNT }, (_, shard) => partitionOf(shard));
+}
+
+/**
+ * Index keys are built from normalized text joined with '#'; normalized names hold letters,
+ * digits and single spaces only, so '#' never occurs inside a part.
+ */
+export function wordOfSortKey(sk: string): string {
+  return sk.slice(0, sk.indexOf('#'));
+}
+
+export interface IndexedName {
+  readonly normalizedName: string;
+  readonly words: readonly string[];
+}
+
+export function indexedWords(words: readonly string[]): string[] {
+  return [...new Set(words)].slice(0, MAX_INDEXED_WORDS);
+}
+
+export function searchEntryOf(content: ProfileContent, indexed: IndexedName): SearchEntry {
+  return {
+    jurisdiction: content.jurisdiction,
+    companyNumber: content.companyNumber,
+    name: content.name,
+    status: content.tradingStatus.status,
+    type: content.overview.companyType,
+    incorporatedOn: content.overview.incorporatedOn,
+    normalizedName: indexed.normalizedName,
+    words: indexed.words,
+  };
+}
+
+/** The index items of one company; none when its name normalizes to nothing. */
+export function indexItemsOf(entry: SearchEntry): IndexItem[] {
+  const { jurisdiction, companyNumber, normalizedName } = entry;
+  if (normalizedName === '') return [];
+  const shard = shardOf(companyNumber);
+  return [
+    { ...entry, kind: 'exact', pk: exactPartition(jurisdiction, normalizedName), sk: companyNumber },
+    {
+      ...entry,
+      kind: 'name_prefix',
+      pk: namePrefixPartition(jurisdiction, normalizedName, shard),
+      sk: `${normalizedName}#${companyNumber}`,
+    },
+    ...entry.words.map(
+      (word): IndexItem => ({
+        ...entry,
+        kind: 'word_prefix',
+        pk: wordPrefixPartition(jurisdiction, word, shard),
+        sk: `${word}#${normalizedName}#${companyNumber}`,
+      }),
+    ),
+  ];
+}
+
+export const keyId = (key: ItemKey) => `${key.pk}\u0000${key.sk}`;
+
+/** DynamoDB orders string keys by their UTF-8 bytes, which differs from JS `<` beyond the BMP. */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+export interface IndexChanges {
+  readonly puts: readonly IndexItem[];
+  readonly deletes: readonly ItemKey[];
+}
+
+/**
+ * What a save must write to move the index from `before` to `after`: items that are new or whose
+ * projection changed are put, keys that disappeared (a rename, a dropped word) are deleted, and
+ * items that are identical are left alone.
+ */
+export function indexChanges(before: readonly IndexItem[], after: readonly IndexItem[]): IndexChanges {
+  const previous = new Map(before.map((item) => [keyId(item), item]));
+  const next = new Set(after.map(keyId));
+  return {
+    puts: after.filter((item) => {
+      const old = previous.get(keyId(item));
+      return old === undefined || !sameItem(old, item);
+    }),
+    deletes: before.filter((item) => !next.has(keyId(item))).map(({ pk, sk }) => ({ pk, sk })),
+  };
+}
+
+function sameItem(a: IndexItem, b: IndexItem): boolean {
+  return (
+    a.name === b.name &&
+    a.status === b.status &&
+    a.type === b.type &&
+    a.incorporatedOn === b.incorporatedOn &&
+    a.normalizedName === b.normalizedName &&
+    a.words.length === b.words.length &&
+    a.words.every((word, i) => word === b.words[i])
+  );
+}
