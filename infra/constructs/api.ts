@@ -1,0 +1,80 @@
+import { Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { RouteSpec } from '../catalogue';
+
+export interface BureauApiProps {
+  /** Steady-state requests per second across the API. */
+  readonly rateLimit?: number;
+  /** Requests the API absorbs at once above the steady rate. */
+  readonly burstLimit?: number;
+  readonly logRetention?: RetentionDays;
+}
+
+/** One JSON object per request; never headers, query strings or bodies, which may carry credentials. */
+const accessLogFormat = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    requestTime: '$context.requestTime',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    latency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+    responseLength: '$context.responseLength',
+  }),
+);
+
+/**
+ * The HTTP API (payload format 2.0) in front of the functions: one Lambda proxy route per catalogue
+ * route, JSON access logs, and a stage-wide throttle. No CORS: the API is server to server.
+ */
+export class BureauApi extends Construct {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
+  private readonly integrations = new Map<IFunction, HttpLambdaIntegration>();
+
+  constructor(scope: Construct, id: string, props: BureauApiProps = {}) {
+    super(scope, id);
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      description: 'Bureau company-data API',
+      createDefaultStage: false,
+    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? RetentionDays.THREE_MONTHS });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      autoDeploy: true,
+      throttle: { rateLimit: props.rateLimit ?? 100, burstLimit: props.burstLimit ?? 200 },
+      accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: accessLogFormat },
+    });
+    Validations.of(this.httpApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Routes are public at the gateway on purpose: the token route takes client credentials, and every data route verifies the bearer JWT and the client status inside its function, so disabling a client or rotating its secret takes effect within a minute.',
+    });
+  }
+
+  /** Root URL of the API, without a trailing slash. */
+  get url(): string {
+    return this.httpApi.apiEndpoint;
+  }
+
+  addRoute(route: RouteSpec, fn: IFunction): void {
+    this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: this.integrationFor(fn) });
+  }
+
+  private integrationFor(fn: IFunction): HttpLambdaIntegration {
+    let integration = this.integrations.get(fn);
+    if (!integration) {
+      integration = new HttpLambdaIntegration(`${fn.node.id}Integration`, fn);
+      this.integrations.set(fn, integration);
+    }
+    return integration;
+  }
+}

@@ -1,0 +1,109 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { TableAccess } from '../catalogue';
+import type { BureauTable } from './tables';
+
+export interface BureauFunctionProps {
+  /** Absolute path of the handler module; it exports `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  /** Repository root: where package-lock.json and tsconfig.json live. */
+  readonly projectRoot: string;
+  readonly serviceName?: string;
+  readonly memorySize?: number;
+  readonly timeout?: Duration;
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly logRetention?: RetentionDays;
+}
+
+export interface TableBinding {
+  readonly table: BureauTable;
+  readonly access: TableAccess;
+  /** Writes are allowed only on items whose partition key starts with one of these prefixes. */
+  readonly writeKeyPrefixes?: readonly string[];
+}
+
+const readActions = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+const writeActions: Record<TableAccess, string[]> = {
+  read: [],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  readwrite: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+};
+
+/**
+ * A Lambda function with the project's defaults: current Node.js on ARM, an ESM bundle with the AWS
+ * SDK inside (the version we test with, not whatever the runtime ships), its own log group and role,
+ * and X-Ray tracing. Table access is granted action by action through bindTable.
+ */
+export class BureauFunction extends NodejsFunction {
+  readonly executionRole: Role;
+
+  constructor(scope: Construct, id: string, props: BureauFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetention ?? RetentionDays.ONE_MONTH });
+    // Our own role instead of the AWSLambdaBasicExecutionRole managed policy, whose log rights span every log group.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${id} function`,
+    });
+    // A log group's ARN attribute ends in ":*", so it already covers the group's streams and nothing else.
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+    super(scope, id, {
+      entry: props.entry,
+      description: props.description,
+      projectRoot: props.projectRoot,
+      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      tracing: Tracing.ACTIVE,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'bureau',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        // Some dependencies are CommonJS and call require(); an ES module has no require unless we make one.
+        banner: "import { createRequire as bureauCreateRequire } from 'node:module'; const require = bureauCreateRequire(import.meta.url);",
+        externalModules: [],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+      },
+    });
+    this.executionRole = role;
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+
+  /**
+   * Grants exactly the item actions the access level needs on the table (and its indexes for reads)
+   * and passes the physical table name in the definition's environment variable.
+   */
+  bindTable({ table, access, writeKeyPrefixes }: TableBinding): void {
+    this.addEnvironment(table.definition.envVar, table.tableName);
+    if (access !== 'write') this.addToRolePolicy(new PolicyStatement({ actions: readActions, resources: table.readableArns }));
+    const actions = writeActions[access];
+    if (actions.length === 0) return;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions,
+        resources: [table.tableArn],
+        conditions: writeKeyPrefixes?.length
+          ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': writeKeyPrefixes.map((prefix) => `${prefix}*`) } }
+          : undefined,
+      }),
+    );
+  }
+}

@@ -1,0 +1,60 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { BureauFunction } from './bureau-function';
+
+/** The variable that tells the token and rotation functions where the private key set lives. */
+export const SIGNING_KEY_SECRET_ENV = 'SIGNING_KEY_SECRET_ID';
+
+export interface SigningKeyProps {
+  /** How often a new signing key replaces the current one. */
+  readonly rotateEvery?: Duration;
+}
+
+/**
+ * The Secrets Manager secret holding the private token-signing keys, encrypted with its own KMS key
+ * so that only the principals granted here can decrypt it. The token function reads it; the rotation
+ * function replaces it on a schedule and right after the first deployment, which creates the first key.
+ */
+export class SigningKey extends Construct {
+  readonly key: Key;
+  readonly secret: Secret;
+  private readonly rotateEvery: Duration;
+
+  constructor(scope: Construct, id: string, props: SigningKeyProps = {}) {
+    super(scope, id);
+    this.rotateEvery = props.rotateEvery ?? Duration.days(30);
+    this.key = new Key(this, 'Key', {
+      description: 'Encrypts the Bureau token signing keys',
+      enableKeyRotation: true,
+    });
+    this.secret = new Secret(this, 'Secret', {
+      description: 'Bureau token signing keys (private JWK set), written only by the rotation function',
+      encryptionKey: this.key,
+    });
+  }
+
+  /** Lets the function read the private keys to sign tokens (GetSecretValue and Decrypt through Secrets Manager). */
+  grantSign(fn: BureauFunction): void {
+    this.secret.grantRead(fn);
+    fn.addEnvironment(SIGNING_KEY_SECRET_ENV, this.secret.secretArn);
+  }
+
+  /**
+   * Makes the function the secret's rotation Lambda. The rotation schedule grants it the Secrets Manager
+   * rotation actions on this secret and the key use it needs, and lets Secrets Manager invoke it.
+   */
+  rotateWith(fn: BureauFunction): void {
+    this.secret.addRotationSchedule('Rotation', {
+      rotationLambda: fn,
+      automaticallyAfter: this.rotateEvery,
+      rotateImmediatelyOnUpdate: true,
+    });
+    fn.addEnvironment(SIGNING_KEY_SECRET_ENV, this.secret.secretArn);
+    Validations.of(fn.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'secretsmanager:GetRandomPassword, added by the rotation schedule, supports no resource-level permissions.',
+    });
+  }
+}

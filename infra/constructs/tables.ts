@@ -1,0 +1,66 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { allTables, type IndexDefinition, type KeyAttribute, type TableDefinition } from '../../shared/storage/tables';
+
+const attribute = (key: KeyAttribute) => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
+
+function projectionOf(index: IndexDefinition) {
+  if (index.projection === 'ALL') return { projectionType: ProjectionType.ALL };
+  if (index.projection === 'KEYS_ONLY') return { projectionType: ProjectionType.KEYS_ONLY };
+  return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] };
+}
+
+/** A DynamoDB table built from its shared definition, which it keeps so grants can name its env var and indexes. */
+export class BureauTable extends Table {
+  constructor(
+    scope: Construct,
+    readonly definition: TableDefinition,
+  ) {
+    super(scope, definition.id, {
+      partitionKey: attribute(definition.partitionKey),
+      sortKey: definition.sortKey ? attribute(definition.sortKey) : undefined,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      stream: definition.stream ? StreamViewType[definition.stream] : undefined,
+      timeToLiveAttribute: definition.timeToLiveAttribute,
+      // Client credentials and company data outlive any one deployment of the stack.
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of definition.globalSecondaryIndexes ?? []) {
+      this.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: attribute(index.partitionKey),
+        sortKey: index.sortKey ? attribute(index.sortKey) : undefined,
+        ...projectionOf(index),
+      });
+    }
+  }
+
+  /** ARNs of the table and each of its indexes, named one by one so read grants carry no wildcard. */
+  get readableArns(): string[] {
+    return [this.tableArn, ...(this.definition.globalSecondaryIndexes ?? []).map((index) => `${this.tableArn}/index/${index.indexName}`)];
+  }
+}
+
+/** Every table of shared/storage/tables.ts, so a table added there is deployed with no change here. */
+export class BureauTables extends Construct {
+  private readonly byId = new Map<string, BureauTable>();
+
+  constructor(scope: Construct, id: string, definitions: readonly TableDefinition[] = allTables) {
+    super(scope, id);
+    for (const definition of definitions) this.byId.set(definition.id, new BureauTable(this, definition));
+  }
+
+  get all(): BureauTable[] {
+    return [...this.byId.values()];
+  }
+
+  of(definition: TableDefinition): BureauTable {
+    const table = this.byId.get(definition.id);
+    if (!table) throw new Error(`Table ${definition.id} is not part of this stack`);
+    return table;
+  }
+}

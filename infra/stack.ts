@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { type FunctionSpec, functions as catalogue } from './catalogue';
+import { Alarms } from './constructs/alarms';
+import { BureauApi } from './constructs/api';
+import { BureauFunction } from './constructs/bureau-function';
+import { SigningKey } from './constructs/signing-key';
+import { BureauTables } from './constructs/tables';
+
+export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
+export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
+
+/** Output ids the operator CLI reads from a deployed stack. */
+export const outputIds = {
+  apiUrl: 'ApiUrl',
+  signingKeySecretArn: 'SigningKeySecretArn',
+  alarmTopicArn: 'AlarmTopicArn',
+  /** ClientsTableName, CompaniesTableName, …: one per table definition. */
+  tableName: (tableId: string) => `${tableId.charAt(0).toUpperCase()}${tableId.slice(1)}TableName`,
+} as const;
+
+const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
+
+export interface BureauStackProps extends StackProps {
+  readonly tokenIssuer?: string;
+  readonly tokenAudience?: string;
+  /** Receives the alarm notifications when set. */
+  readonly alarmEmail?: string;
+  /** The functions to deploy; the catalogue unless a test supplies its own. */
+  readonly functions?: readonly FunctionSpec[];
+}
+
+/**
+ * The whole service: tables, the signing key, every function of the catalogue with its grants and
+ * routes, the HTTP API and the alarms. Built from the catalogue so a function added there is deployed
+ * with no change here.
+ */
+export class BureauStack extends Stack {
+  readonly tables: BureauTables;
+  readonly signingKey: SigningKey;
+  readonly api: BureauApi;
+  readonly functions: ReadonlyMap<string, BureauFunction>;
+
+  constructor(scope: Construct, id: string, props: BureauStackProps = {}) {
+    super(scope, id, { description: 'Bureau company-data API', ...props });
+    this.tables = new BureauTables(this, 'Tables');
+    this.signingKey = new SigningKey(this, 'SigningKey');
+    this.api = new BureauApi(this, 'Api');
+    const alarms = new Alarms(this, 'Alarms', { email: props.alarmEmail });
+
+    const built = new Map<string, BureauFunction>();
+    for (const spec of props.functions ?? catalogue) {
+      const fn = new BureauFunction(this, spec.id, {
+        entry: join(repositoryRoot, spec.entry),
+        description: spec.description,
+        projectRoot: repositoryRoot,
+        memorySize: spec.memoryMb,
+        timeout: spec.timeoutSeconds === undefined ? undefined : Duration.seconds(spec.timeoutSeconds),
+        environment: {
+          TOKEN_ISSUER: props.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
+          TOKEN_AUDIENCE: props.tokenAudience ?? DEFAULT_TOKEN_AUDIENCE,
+        },
+      });
+      for (const grant of spec.tables) {
+        fn.bindTable({ table: this.tables.of(grant.table), access: grant.access, writeKeyPrefixes: grant.writeKeyPrefixes });
+      }
+      if (spec.signingKey === 'sign') this.signingKey.grantSign(fn);
+      if (spec.signingKey === 'rotate') this.signingKey.rotateWith(fn);
+      for (const route of spec.routes) this.api.addRoute(route, fn);
+      alarms.watchFunction(fn);
+      built.set(spec.id, fn);
+    }
+    this.functions = built;
+    alarms.watchApi(this.api.stage);
+
+    new CfnOutput(this, outputIds.apiUrl, { value: this.api.url, description: 'Base URL of the API' });
+    for (const table of this.tables.all) {
+      new CfnOutput(this, outputIds.tableName(table.definition.id), { value: table.tableName, description: `The ${table.definition.id} table` });
+    }
+    new CfnOutput(this, outputIds.signingKeySecretArn, { value: this.signingKey.secret.secretArn, description: 'Secret holding the token signing keys' });
+    new CfnOutput(this, outputIds.alarmTopicArn, { value: alarms.topic.topicArn, description: 'Subscribe here to receive alarms' });
+  }
+}

@@ -1,0 +1,76 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BureauStack } from '../../infra/stack';
+
+const outdir = mkdtempSync(join(tmpdir(), 'bureau-bundle-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+function requestEvent(path: string): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: `GET ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: {},
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.example',
+      domainPrefix: 'api',
+      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
+      requestId: 'request-1',
+      routeKey: `GET ${path}`,
+      stage: '$default',
+      time: '01/Jan/2025:00:00:00 +0000',
+      timeEpoch: 1735689600000,
+    },
+  };
+}
+
+describe('function bundling', () => {
+  it('produces a minified ESM bundle with the AWS SDK and CommonJS dependencies inside, which runs as a handler', async () => {
+    // Prepare
+    const app = new App({ outdir });
+    const stack = new BureauStack(app, 'Bundled', {
+      functions: [
+        {
+          id: 'probe',
+          entry: 'test/infra/fixtures/handler.ts',
+          description: 'Bundling probe',
+          routes: [{ method: 'GET', path: '/v1/probe' }],
+          tables: [],
+        },
+      ],
+    });
+
+    // Act
+    const assembly = app.synth();
+
+    // Assess
+    const code = (stack.functions.get('probe')?.node.defaultChild as CfnFunction).code as { s3Key: string };
+    const assetDir = join(assembly.directory, `asset.${code.s3Key.replace(/\.zip$/, '')}`);
+    const bundle = join(assetDir, 'index.mjs');
+    expect(existsSync(bundle)).toBe(true);
+    expect(existsSync(`${bundle}.map`)).toBe(true);
+    const source = readFileSync(bundle, 'utf8');
+    const banner = "import { createRequire as bureauCreateRequire } from 'node:module';";
+    expect(source.slice(0, banner.length)).toBe(banner);
+    const lines = source.split('\n').length;
+    expect(lines, 'minified: long lines').toBeLessThan(source.length / 1000);
+
+    // The bundle lives under the system temp folder, where no node_modules can be found: it must hold every dependency.
+    const { handler } = (await import(pathToFileURL(bundle).href)) as {
+      handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+    };
+    const result = await handler(requestEvent('/v1/probe'), { functionName: 'probe', awsRequestId: 'request-1' } as Context);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body ?? '')).toEqual({ path: '/v1/probe', sdk: 'function' });
+  });
+});

@@ -1,0 +1,280 @@
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type FunctionSpec, functions as catalogue } from '../../infra/catalogue';
+import { BureauStack, type BureauStackProps } from '../../infra/stack';
+import { allTables, watchesTable } from '../../shared/storage/tables';
+
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+function synthesize(props: BureauStackProps = {}) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new BureauStack(app, 'Test', props);
+  const template = Template.fromStack(stack);
+  const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const functionId = (id: string) => logicalId(stack.functions.get(id) as IConstruct);
+  const roleId = (id: string) => logicalId(stack.functions.get(id)?.executionRole as IConstruct);
+  const statementsOf = (id: string): Statement[] =>
+    Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId(id) }] } })).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
+    );
+  const environmentOf = (id: string): Record<string, unknown> =>
+    template.toJSON().Resources[functionId(id)].Properties.Environment.Variables;
+  return { stack, template, logicalId, functionId, roleId, statementsOf, environmentOf };
+}
+
+const grants = (action: string) => (statement: Statement) => asList(statement.Action).includes(action);
+
+describe('BureauStack', () => {
+  let synth: ReturnType<typeof synthesize>;
+  beforeAll(() => {
+    synth = synthesize();
+  });
+
+  it('builds each table from its shared definition, on demand, recoverable, encrypted and retained', () => {
+    for (const definition of allTables) {
+      const table = synth.stack.tables.of(definition);
+      const resource = synth.template.toJSON().Resources[synth.logicalId(table)];
+
+      expect(resource.DeletionPolicy).toBe('Retain');
+      expect(resource.UpdateReplacePolicy).toBe('Retain');
+      expect(resource.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: true,
+        KeySchema: [
+          { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: definition.sortKey?.name, KeyType: 'RANGE' },
+        ],
+      });
+      expect(resource.Properties.StreamSpecification).toEqual(definition.stream ? { StreamViewType: definition.stream } : undefined);
+      expect(resource.Properties.TimeToLiveSpecification).toEqual(
+        definition.timeToLiveAttribute ? { AttributeName: definition.timeToLiveAttribute, Enabled: true } : undefined,
+      );
+      expect((resource.Properties.GlobalSecondaryIndexes ?? []).map((index: { IndexName: string }) => index.IndexName)).toEqual(
+        (definition.globalSecondaryIndexes ?? []).map((index) => index.indexName),
+      );
+    }
+  });
+
+  it('gives the watches table its by-client index with the keys swapped', () => {
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byClient',
+          KeySchema: [
+            { AttributeName: watchesTable.sortKey?.name, KeyType: 'HASH' },
+            { AttributeName: watchesTable.partitionKey.name, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+  });
+
+  it('deploys every catalogue function on Node.js 24, ARM, traced, logging JSON to its own retained log group', () => {
+    expect([...synth.stack.functions.keys()]).toEqual(catalogue.map((spec) => spec.id));
+    for (const spec of catalogue) {
+      const fn = synth.stack.functions.get(spec.id);
+      synth.template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: spec.description,
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Timeout: spec.timeoutSeconds ?? 10,
+        Role: { 'Fn::GetAtt': [synth.roleId(spec.id), 'Arn'] },
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: synth.logicalId(fn?.logGroup as IConstruct) } },
+        Environment: {
+          Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'bureau', TOKEN_ISSUER: 'https://bureau.example', TOKEN_AUDIENCE: 'bureau-api' }),
+        },
+      });
+      synth.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    }
+  });
+
+  it('lets a function write only to its own log group, with no managed policy', () => {
+    for (const spec of catalogue) {
+      const fn = synth.stack.functions.get(spec.id);
+      const logStatements = synth.statementsOf(spec.id).filter(grants('logs:PutLogEvents'));
+      expect(logStatements).toEqual([
+        expect.objectContaining({ Resource: { 'Fn::GetAtt': [synth.logicalId(fn?.logGroup as IConstruct), 'Arn'] } }),
+      ]);
+      expect(synth.template.toJSON().Resources[synth.roleId(spec.id)].Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('routes each catalogue route to its function through a payload 2.0 Lambda proxy', () => {
+    const routes = synth.template.findResources('AWS::ApiGatewayV2::Route');
+    const integrations = synth.template.findResources('AWS::ApiGatewayV2::Integration');
+    expect(Object.keys(routes)).toHaveLength(catalogue.flatMap((spec) => spec.routes).length);
+
+    for (const spec of catalogue) {
+      for (const route of spec.routes) {
+        const [routeResource] = Object.values(routes).filter((r) => r.Properties.RouteKey === `${route.method} ${route.path}`);
+        expect(routeResource, `${route.method} ${route.path}`).toBeDefined();
+        const integrationId = routeResource?.Properties.Target['Fn::Join'][1][1].Ref;
+        expect(integrations[integrationId]?.Properties).toMatchObject({
+          IntegrationType: 'AWS_PROXY',
+          PayloadFormatVersion: '2.0',
+          IntegrationUri: { 'Fn::GetAtt': [synth.functionId(spec.id), 'Arn'] },
+        });
+        expect(routeResource?.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+      }
+    }
+  });
+
+  it('logs every API request as JSON, throttles the stage and enables no CORS', () => {
+    const [stage] = Object.values(synth.template.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stage?.Properties.StageName).toBe('$default');
+    expect(stage?.Properties.DefaultRouteSettings).toEqual({ ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 });
+    expect(JSON.parse(stage?.Properties.AccessLogSettings.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      latency: '$context.responseLatency',
+    });
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP', CorsConfiguration: Match.absent() });
+  });
+
+  it('passes each granted table name in the variable its definition names', () => {
+    for (const spec of catalogue) {
+      const environment = synth.environmentOf(spec.id);
+      for (const grant of spec.tables) {
+        expect(environment[grant.table.envVar]).toEqual({ Ref: synth.logicalId(synth.stack.tables.of(grant.table)) });
+      }
+    }
+  });
+
+  it('confines every write of a prefix-restricted grant to partition keys with that prefix', () => {
+    const restricted = catalogue.flatMap((spec) => spec.tables.filter((g) => g.writeKeyPrefixes?.length).map((grant) => ({ spec, grant })));
+    expect(restricted.length).toBeGreaterThan(0);
+
+    for (const { spec, grant } of restricted) {
+      const tableArn = { 'Fn::GetAtt': [synth.logicalId(synth.stack.tables.of(grant.table)), 'Arn'] };
+      const writes = synth
+        .statementsOf(spec.id)
+        .filter((s) => asList(s.Action).some((action) => writeActions.includes(action)))
+        .filter((s) => JSON.stringify(s.Resource) === JSON.stringify(tableArn));
+      expect(writes.length).toBeGreaterThan(0);
+      for (const write of writes) {
+        expect(write.Condition).toEqual({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': grant.writeKeyPrefixes?.map((prefix) => `${prefix}*`) },
+        });
+        if (grant.access === 'write') expect(asList(write.Action).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      }
+    }
+  });
+
+  it('lets only the signing and rotating functions read the signing key, and only the rotation function change it', () => {
+    const secret = { Ref: synth.logicalId(synth.stack.signingKey.secret) };
+    const on = (action: string) =>
+      catalogue
+        .filter((spec) => synth.statementsOf(spec.id).some((s) => grants(action)(s) && JSON.stringify(s.Resource) === JSON.stringify(secret)))
+        .map((spec) => spec.id);
+
+    expect(on('secretsmanager:GetSecretValue')).toEqual(catalogue.filter((spec) => spec.signingKey).map((spec) => spec.id));
+    expect(on('secretsmanager:PutSecretValue')).toEqual(catalogue.filter((spec) => spec.signingKey === 'rotate').map((spec) => spec.id));
+    expect(on('secretsmanager:GetSecretValue')).toContain('token');
+    for (const spec of catalogue) {
+      expect(synth.environmentOf(spec.id).SIGNING_KEY_SECRET_ID).toEqual(spec.signingKey ? secret : undefined);
+    }
+  });
+
+  it('encrypts the signing key with its own rotating KMS key', () => {
+    const keyId = synth.logicalId(synth.stack.signingKey.key);
+    synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    synth.template.hasResourceProperties('AWS::SecretsManager::Secret', { KmsKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
+  });
+
+  it('rotates the signing key every 30 days with the rotation function, starting at deployment', () => {
+    synth.template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 1);
+    synth.template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      SecretId: { Ref: synth.logicalId(synth.stack.signingKey.secret) },
+      RotationLambdaARN: { 'Fn::GetAtt': [synth.functionId('keyRotation'), 'Arn'] },
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+      RotateImmediatelyOnUpdate: true,
+    });
+    synth.template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [synth.functionId('keyRotation'), 'Arn'] },
+      Principal: 'secretsmanager.amazonaws.com',
+    });
+  });
+
+  it('alarms on errors of every function and on API 5xx, through an encrypted topic', () => {
+    const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual([...catalogue.map(() => 'Errors'), '5xx'].sort());
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
+    synth.template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+  });
+
+  it('exports the outputs the operator CLI reads', () => {
+    const outputs = synth.template.toJSON().Outputs;
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['ApiUrl', 'ClientsTableName', 'CompaniesTableName', 'WatchesTableName', 'SigningKeySecretArn']),
+    );
+    expect(outputs.ClientsTableName.Value).toEqual({ Ref: synth.logicalId(synth.stack.tables.of(allTables[0] as never)) });
+  });
+
+  it('passes the token issuer and audience it is given to every function', () => {
+    const custom = synthesize({ tokenIssuer: 'https://api.bureau.test', tokenAudience: 'bureau-test' });
+    for (const spec of catalogue) {
+      expect(custom.environmentOf(spec.id)).toMatchObject({ TOKEN_ISSUER: 'https://api.bureau.test', TOKEN_AUDIENCE: 'bureau-test' });
+    }
+  });
+
+  it('has no unacknowledged cdk-nag AwsSolutions finding', () => {
+    const report = new AwsSolutionsChecks().validateScope(synth.stack);
+
+    expect(report.violations.map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => r.constructPath)}`)).toEqual([]);
+  });
+});
+
+describe('BureauStack built from a catalogue with a new function', () => {
+  const extra: FunctionSpec = {
+    id: 'extra',
+    entry: 'test/infra/fixtures/handler.ts',
+    description: 'A function added to the catalogue',
+    routes: [{ method: 'DELETE', path: '/v1/extra/{id}' }],
+    tables: [{ table: watchesTable, access: 'readwrite' }],
+    memoryMb: 256,
+  };
+
+  it('deploys it with its route and grants and no change to the stack', () => {
+    const synth = synthesize({ functions: [...catalogue, extra] });
+
+    synth.template.hasResourceProperties('AWS::Lambda::Function', { Description: extra.description, MemorySize: 256 });
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'DELETE /v1/extra/{id}' });
+    const watches = synth.logicalId(synth.stack.tables.of(watchesTable));
+    expect(synth.statementsOf('extra')).toEqual(
+      expect.arrayContaining([
+        {
+          Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+          Effect: 'Allow',
+          Resource: [
+            { 'Fn::GetAtt': [watches, 'Arn'] },
+            { 'Fn::Join': ['', [{ 'Fn::GetAtt': [watches, 'Arn'] }, '/index/byClient']] },
+          ],
+        },
+        {
+          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+          Effect: 'Allow',
+          Resource: { 'Fn::GetAtt': [watches, 'Arn'] },
+        },
+      ]),
+    );
+    expect(synth.statementsOf('extra').some(grants('secretsmanager:GetSecretValue'))).toBe(false);
+    expect(synth.environmentOf('extra').WATCHES_TABLE).toEqual({ Ref: watches });
+    expect(new AwsSolutionsChecks().validateScope(synth.stack).violations).toEqual([]);
+  });
+});
