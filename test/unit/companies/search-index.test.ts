@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compareKeys,
+  indexChanges,
+  indexedWords,
+  indexItemsOf,
+  MAX_INDEXED_WORDS,
+  partitionHead,
+  SHARD_COUNT,
+  type SearchEntry,
+  shardOf,
+  wordOfSortKey,
+} from '../../../shared/companies/search-index';
+
+const entry = (overrides: Partial<SearchEntry> = {}): SearchEntry => ({
+  jurisdiction: 'GB',
+  companyNumber: '15380840',
+  name: 'CPA GATES LTD',
+  status: 'active',
+  type: 'Private limited company',
+  incorporatedOn: '2024-01-02',
+  normalizedName: 'cpa gates',
+  words: ['cpa', 'gates'],
+  ...overrides,
+});
+
+describe('search index keys', () => {
+  it('puts a company in one exact item, one name-prefix item and one item per word, all in its shard', () => {
+    const shard = shardOf('15380840');
+
+    const items = indexItemsOf(entry());
+
+    expect(items.map(({ kind, pk, sk }) => ({ kind, pk, sk }))).toEqual([
+      { kind: 'exact', pk: 'X#GB#cpa gates', sk: '15380840' },
+      { kind: 'name_prefix', pk: `P#GB#cp#${shard}`, sk: 'cpa gates#15380840' },
+      { kind: 'word_prefix', pk: `W#GB#cp#${shard}`, sk: 'cpa#cpa gates#15380840' },
+      { kind: 'word_prefix', pk: `W#GB#ga#${shard}`, sk: 'gates#cpa gates#15380840' },
+    ]);
+    expect(items.every((item) => item.name === 'CPA GATES LTD' && item.status === 'active')).toBe(true);
+  });
+
+  it('indexes nothing for a name that normalizes to nothing', () => {
+    expect(indexItemsOf(entry({ normalizedName: '', words: [] }))).toEqual([]);
+  });
+
+  it('keeps a one-character word in its own one-character partition, apart from longer words', () => {
+    const items = indexItemsOf(entry({ normalizedName: 'a plus', words: ['a', 'plus'] }));
+
+    expect(items.map((item) => item.pk)).toContain(`W#GB#a#${shardOf('15380840')}`);
+    expect(items.map((item) => item.pk)).toContain(`P#GB#a #${shardOf('15380840')}`);
+  });
+
+  it('chooses partitions by code points, so a letter outside the BMP is never split', () => {
+    expect(partitionHead('𝔸𝔹c')).toBe('𝔸𝔹');
+    expect(partitionHead('é')).toBe('é');
+  });
+
+  it('assigns every company a stable shard and spreads numbers over all shards', () => {
+    const counts = new Array(SHARD_COUNT).fill(0);
+    for (let n = 0; n < 8000; n++) counts[shardOf(String(10_000_000 + n))]++;
+
+    expect(shardOf('SC123456')).toBe(shardOf('SC123456'));
+    expect(Math.min(...counts)).toBeGreaterThan(800);
+    expect(Math.max(...counts)).toBeLessThan(1200);
+  });
+
+  it('reads the word back out of a word-prefix sort key', () => {
+    expect(wordOfSortKey('gates#cpa gates#15380840')).toBe('gates');
+  });
+
+  it('caps the indexed words so a rename stays inside one transaction', () => {
+    const words = Array.from({ length: 60 }, (_, i) => `w${i}`);
+
+    expect(indexedWords([...words, 'w0'])).toEqual(words.slice(0, MAX_INDEXED_WORDS));
+  });
+
+  it('orders keys by UTF-8 bytes as DynamoDB does', () => {
+    expect(compareKeys('\u{FFFD}', '\u{1F600}')).toBeLessThan(0);
+    expect('\u{FFFD}' < '\u{1F600}').toBe(false);
+    expect(compareKeys('abc', 'abc')).toBe(0);
+  });
+});
+
+describe('index changes between two versions of a company', () => {
+  it('writes nothing when the projection is the same', () => {
+    expect(indexChanges(indexItemsOf(entry()), indexItemsOf(entry()))).toEqual({ puts: [], deletes: [] });
+  });
+
+  it('rewrites every item in place when a projected field such as the status changes', () => {
+    const changes = indexChanges(indexItemsOf(entry()), indexItemsOf(entry({ status: 'dissolved' })));
+
+    expect(changes.puts).toHaveLength(4);
+    expect(changes.puts.every((item) => item.status === 'dissolved')).toBe(true);
+    expect(changes.deletes).toEqual([]);
+  });
+
+  it('deletes the keys a rename leaves behind and puts the new ones', () => {
+    const renamed = entry({ name: 'CPA FENCES LTD', normalizedName: 'cpa fences', words: ['cpa', 'fences'] });
+
+    const changes = indexChanges(indexItemsOf(entry()), indexItemsOf(renamed));
+
+    expect(changes.deletes.map((key) => key.sk).sort()).toEqual(['15380840', 'cpa gates#15380840', 'cpa#cpa gates#15380840', 'gates#cpa gates#15380840']);
+    expect(changes.puts.map((item) => item.sk).sort()).toEqual(['15380840', 'cpa fences#15380840', 'cpa#cpa fences#15380840', 'fences#cpa fences#15380840']);
+  });
+});
