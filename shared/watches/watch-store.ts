@@ -1,0 +1,139 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Jurisdiction } from '../companies/profile';
+import { JURISDICTIONS } from '../companies/profile';
+
+/** A company a client has fetched, and so receives change events for. */
+export interface Watch {
+  readonly jurisdiction: Jurisdiction;
+  readonly companyNumber: string;
+  readonly watchedSince: string;
+  readonly lastFetchedAt: string;
+}
+
+export interface WatchPage {
+  readonly items: readonly Watch[];
+  readonly nextCursor?: string;
+}
+
+export interface ListWatchesOptions {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export interface WatchStore {
+  /** Idempotent: the first fetch sets watchedSince, every fetch moves lastFetchedAt. */
+  recordWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<{ readonly created: boolean }>;
+  /**
+   * Removes a watch only if the fetch stamped `at` created it and no later fetch touched it: undoes
+   * the watch of a fetch that found no company, never a watch that an earlier fetch made.
+   */
+  forgetNewWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<void>;
+  listWatches(clientId: string, options: ListWatchesOptions): Promise<WatchPage>;
+}
+
+export class InvalidWatchCursorError extends Error {
+  constructor() {
+    super('The cursor is not one this API issued');
+    this.name = 'InvalidWatchCursorError';
+  }
+}
+
+export const BY_CLIENT_INDEX = 'byClient';
+const CURSOR_VERSION = 1;
+const MAX_CURSOR_LENGTH = 512;
+
+const watchKey = (clientId: string, jurisdiction: Jurisdiction, companyNumber: string) => ({
+  pk: `${jurisdiction}#${companyNumber}`,
+  sk: clientId,
+});
+
+interface WatchItem {
+  readonly pk: string;
+  readonly sk: string;
+  readonly createdAt: string;
+  readonly lastFetchedAt: string;
+}
+
+function watchOf(item: WatchItem): Watch {
+  const separator = item.pk.indexOf('#');
+  return {
+    jurisdiction: item.pk.slice(0, separator) as Jurisdiction,
+    companyNumber: item.pk.slice(separator + 1),
+    watchedSince: item.createdAt,
+    lastFetchedAt: item.lastFetchedAt,
+  };
+}
+
+/** The cursor carries only the company key: the client half of the position comes from the caller's identity. */
+function encodeCursor(pk: string): string {
+  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, pk }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidWatchCursorError();
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidWatchCursorError();
+  }
+  const { v, pk } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (v !== CURSOR_VERSION || typeof pk !== 'string') throw new InvalidWatchCursorError();
+  const [jurisdiction, companyNumber] = pk.split('#');
+  if (!JURISDICTIONS.includes(jurisdiction as Jurisdiction) || !companyNumber) throw new InvalidWatchCursorError();
+  return pk;
+}
+
+export class DynamoWatchStore implements WatchStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async recordWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<{ created: boolean }> {
+    const result = await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: watchKey(clientId, jurisdiction, companyNumber),
+        UpdateExpression: 'SET lastFetchedAt = :at, createdAt = if_not_exists(createdAt, :at)',
+        ExpressionAttributeValues: { ':at': at },
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    );
+    return { created: result.Attributes?.lastFetchedAt === undefined };
+  }
+
+  async forgetNewWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: watchKey(clientId, jurisdiction, companyNumber),
+          ConditionExpression: 'createdAt = :at AND lastFetchedAt = :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    } catch (error) {
+      // Another fetch created or touched the watch meanwhile: it is theirs to keep.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async listWatches(clientId: string, options: ListWatchesOptions): Promise<WatchPage> {
+    const startAfter = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const result = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: BY_CLIENT_INDEX,
+        KeyConditionExpression: 'sk = :client',
+        ExpressionAttributeValues: { ':client': clientId },
+        Limit: options.limit,
+        ...(startAfter === undefined ? {} : { ExclusiveStartKey: { sk: clientId, pk: startAfter } }),
+      }),
+    );
+    const items = ((result.Items ?? []) as WatchItem[]).map(watchOf);
+    const last = result.LastEvaluatedKey?.pk;
+    return typeof last === 'string' ? { items, nextCursor: encodeCursor(last) } : { items };
+  }
+}
