@@ -15,10 +15,14 @@ export interface Money {
 }
 
 export interface Overview {
+  /** Register type code, e.g. 'ltd', 'llp', 'dac' (the schema lists every code). */
   readonly companyType: string;
+  /** e.g. 'community-interest-company'; null when the register gives none. */
   readonly companySubtype: string | null;
+  /** ISO date of incorporation; for entities registered rather than incorporated here, of registration. */
   readonly incorporatedOn: string | null;
   readonly dissolvedOn: string | null;
+  /** GB: 5-digit UK SIC 2007 codes; IE: 4-digit NACE Rev. 2 codes. */
   readonly sicCodes: readonly string[];
   readonly registeredOffice: string | null;
   readonly sizeBand: 'micro' | 'small' | 'medium' | 'large';
@@ -27,8 +31,24 @@ export interface Overview {
   readonly employeesBand: string;
 }
 
+export const TRADING_STATUSES = [
+  'active',
+  'dormant',
+  'liquidation',
+  'administration',
+  'receivership',
+  'voluntary_arrangement',
+  'insolvency_proceedings',
+  'dissolved',
+  'ceased',
+  'closed',
+  'converted',
+  'removed',
+  'other',
+] as const;
+
 export interface TradingStatus {
-  readonly status: 'active' | 'dormant' | 'liquidation' | 'administration' | 'dissolved' | 'ceased' | 'closed' | 'converted' | 'removed' | 'other';
+  readonly status: (typeof TRADING_STATUSES)[number];
   /** The register's own label, e.g. "Active - Proposal to Strike off". */
   readonly registerStatus: string;
   readonly since: string | null;
