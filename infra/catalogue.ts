@@ -1,4 +1,4 @@
-import { clientsTable, type TableDefinition } from '../shared/storage/tables';
+import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../shared/storage/tables';
 
 /**
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
@@ -71,5 +71,32 @@ export const functions: readonly FunctionSpec[] = [
     tables: [{ table: clientsTable, access: 'write', writeKeyPrefixes: [SIGNING_KEYS_KEY_PREFIX] }],
     signingKey: 'rotate',
     timeoutSeconds: 30,
+  },
+  {
+    id: 'search',
+    entry: 'functions/search/handler.ts',
+    description: 'Company name search over the name index in the companies table',
+    routes: [{ method: 'GET', path: '/v1/search' }],
+    tables: [clientsRead, bearerProtected, { table: companiesTable, access: 'read' }],
+  },
+  {
+    id: 'profile',
+    entry: 'functions/profile/handler.ts',
+    description: "Company profile by number; records the caller's watch of the company",
+    routes: [{ method: 'GET', path: '/v1/profile/{companyNumber}' }],
+    tables: [
+      clientsRead,
+      bearerProtected,
+      { table: companiesTable, access: 'read' },
+      // UpdateItem records the watch; DeleteItem (hence readwrite) only undoes a watch that a fetch of an unknown company created.
+      { table: watchesTable, access: 'readwrite' },
+    ],
+  },
+  {
+    id: 'watches',
+    entry: 'functions/watches/handler.ts',
+    description: 'Lists the companies the caller watches (its profile fetches)',
+    routes: [{ method: 'GET', path: '/v1/watches' }],
+    tables: [clientsRead, bearerProtected, { table: watchesTable, access: 'read' }],
   },
 ];

@@ -23,9 +23,16 @@ export interface SaveManyOptions {
   readonly concurrency?: number;
 }
 
+/** A profile with the hash of its content: together with the version, what a validator (ETag) needs. */
+export interface ProfileRecord {
+  readonly profile: CompanyProfile;
+  readonly contentHash: string;
+}
+
 /** Company profiles, keyed by jurisdiction and canonical company number. */
 export interface CompanyStore {
   get(jurisdiction: Jurisdiction, companyNumber: string): Promise<CompanyProfile | undefined>;
+  getRecord(jurisdiction: Jurisdiction, companyNumber: string): Promise<ProfileRecord | undefined>;
   /** Writes the profile and its name-index items atomically; identical content writes nothing. */
   save(content: ProfileContent): Promise<SaveOutcome>;
   /** Saves many profiles with bounded parallelism; one result per input, in input order. */
@@ -129,6 +136,11 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
   async get(jurisdiction: Jurisdiction, companyNumber: string): Promise<CompanyProfile | undefined> {
     const stored = await this.read(jurisdiction, companyNumber, false);
     return stored && profileOf(stored);
+  }
+
+  async getRecord(jurisdiction: Jurisdiction, companyNumber: string): Promise<ProfileRecord | undefined> {
+    const stored = await this.read(jurisdiction, companyNumber, false);
+    return stored && { profile: profileOf(stored), contentHash: stored.contentHash };
   }
 
   async save(content: ProfileContent): Promise<SaveOutcome> {

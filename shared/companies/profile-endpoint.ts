@@ -1,0 +1,51 @@
+import type { ProtectedHandler } from '../auth/protect';
+import { notFound } from '../http/errors';
+import { json } from '../http/responses';
+import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { companiesTable, tableName, watchesTable } from '../storage/tables';
+import { DynamoWatchStore } from '../watches/watch-store';
+import { DynamoCompanyStore } from './company-store';
+import { parseCompanyNumber } from './numbers';
+import { CompanyNotFoundError, fetchAndWatch, type ProfileServiceDeps } from './profile-service';
+import { jurisdictionParam } from './request-params';
+
+/** Clients may keep a copy but must revalidate it (ETag) before each use. */
+const CACHE_CONTROL = 'private, no-cache';
+
+/**
+ * If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/"x" matches "x"; "*" matches any
+ * current representation; a list matches when any member does.
+ */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  for (const match of header.matchAll(/(?:W\/)?("[^"]*")/g)) if (match[1] === opaque) return true;
+  return false;
+}
+
+/** GET /v1/profile/{companyNumber}?jurisdiction= */
+export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandler {
+  return async (request, principal) => {
+    const { jurisdiction, companyNumber } = parseCompanyNumber(request.pathParameters.companyNumber ?? '', jurisdictionParam(request.query));
+    let fetched: Awaited<ReturnType<typeof fetchAndWatch>>;
+    try {
+      fetched = await fetchAndWatch(deps, principal.clientId, jurisdiction, companyNumber);
+    } catch (error) {
+      if (error instanceof CompanyNotFoundError) throw notFound('company_not_found', error.message, { jurisdiction, companyNumber });
+      throw error;
+    }
+    const headers = { etag: fetched.etag, 'cache-control': CACHE_CONTROL };
+    if (ifNoneMatchMatches(request.headers['if-none-match'], fetched.etag)) return { status: 304, headers };
+    return json(200, fetched.profile, headers);
+  };
+}
+
+export function profileEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ProfileServiceDeps {
+  const doc = createDocumentClient(createDynamoClient(env));
+  return {
+    companies: new DynamoCompanyStore(doc, tableName(companiesTable, env)),
+    watches: new DynamoWatchStore(doc, tableName(watchesTable, env)),
+    clock: () => new Date(),
+  };
+}

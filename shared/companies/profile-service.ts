@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { WatchStore } from '../watches/watch-store';
+import type { CompanyStore } from './company-store';
+import type { CompanyProfile, Jurisdiction } from './profile';
+
+export interface ProfileServiceDeps {
+  readonly companies: Pick<CompanyStore, 'getRecord'>;
+  readonly watches: Pick<WatchStore, 'recordWatch' | 'forgetNewWatch'>;
+  readonly clock: () => Date;
+}
+
+export interface FetchedProfile {
+  readonly profile: CompanyProfile;
+  /** Strong entity tag, quoted. */
+  readonly etag: string;
+}
+
+export class CompanyNotFoundError extends Error {
+  constructor(
+    readonly jurisdiction: Jurisdiction,
+    readonly companyNumber: string,
+  ) {
+    super(`No company numbered ${companyNumber} is on the ${jurisdiction} register.`);
+    this.name = 'CompanyNotFoundError';
+  }
+}
+
+/**
+ * Changes whenever the content does. The content hash beside the version keeps a tag from matching
+ * different content should versions ever restart (a table restored or rebuilt).
+ */
+export function entityTagOf(jurisdiction: Jurisdiction, companyNumber: string, version: number, contentHash: string): string {
+  const digest = createHash('sha256').update(`${jurisdiction}#${companyNumber}#${version}#${contentHash}`).digest('base64url');
+  return `"${digest.slice(0, 27)}"`;
+}
+
+/**
+ * Reads a profile and records that the client watches it. The two writes run in parallel, so a
+ * fetch costs one round trip; when there is no such company (or the read fails), a watch that this
+ * very fetch created is removed again, and one that an earlier fetch made is left alone.
+ */
+export async function fetchAndWatch(
+  deps: ProfileServiceDeps,
+  clientId: string,
+  jurisdiction: Jurisdiction,
+  companyNumber: string,
+): Promise<FetchedProfile> {
+  const at = deps.clock().toISOString();
+  const [watch, record] = await Promise.allSettled([
+    deps.watches.recordWatch(clientId, jurisdiction, companyNumber, at),
+    deps.companies.getRecord(jurisdiction, companyNumber),
+  ]);
+  if (watch.status === 'fulfilled' && record.status === 'fulfilled' && record.value !== undefined) {
+    const { profile, contentHash } = record.value;
+    return { profile, etag: entityTagOf(jurisdiction, companyNumber, profile.version, contentHash) };
+  }
+  if (watch.status === 'fulfilled' && watch.value.created) await deps.watches.forgetNewWatch(clientId, jurisdiction, companyNumber, at);
+  if (watch.status === 'rejected') throw watch.reason;
+  if (record.status === 'rejected') throw record.reason;
+  throw new CompanyNotFoundError(jurisdiction, companyNumber);
+}
