@@ -32,12 +32,17 @@ export interface TableDefinition {
 
 const S = (name: string): KeyAttribute => ({ name, type: 'S' });
 
-/** Clients, their secret versions, rate-limit windows and the published signing keys. */
+/**
+ * Clients, their secret versions, rate-limit windows and the published signing keys. clientList is
+ * sparse: only client records carry listKey, so the operator can page through clients without
+ * reading rate-limit counters.
+ */
 export const clientsTable: TableDefinition = {
   id: 'clients',
   envVar: 'CLIENTS_TABLE',
   partitionKey: S('pk'),
   sortKey: S('sk'),
+  globalSecondaryIndexes: [{ indexName: 'clientList', partitionKey: S('listKey'), sortKey: S('pk'), projection: 'ALL' }],
   timeToLiveAttribute: 'expiresAt',
 };
 

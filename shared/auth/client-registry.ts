@@ -1,0 +1,354 @@
+import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type Clock, epochSeconds, systemClock } from './clock';
+import { generateClientSecret, hashClientSecret, secretMatchesAny } from './secret-hash';
+
+export type ClientStatus = 'active' | 'disabled';
+
+export interface SecretVersionInfo {
+  readonly version: number;
+  readonly createdAt: string;
+  /** Epoch seconds after which this version no longer authenticates; absent on the newest version. */
+  readonly expiresAt?: number;
+}
+
+/** A client as callers see it: never any secret material. */
+export interface ClientRecord {
+  readonly clientId: string;
+  readonly name: string;
+  readonly status: ClientStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Overrides the default per-client rate limit when present. */
+  readonly rateLimitPerMinute?: number;
+  /** Epoch seconds; tokens issued before it are refused. */
+  readonly tokensNotBefore: number;
+  readonly secretVersions: readonly SecretVersionInfo[];
+}
+
+export interface CreateClientInput {
+  name: string;
+  clientId?: string;
+  secret?: string;
+  rateLimitPerMinute?: number;
+}
+
+/** What verifiers need: one client record by id. */
+export interface ClientLookup {
+  get(clientId: string): Promise<ClientRecord | undefined>;
+}
+
+export interface ClientRegistry extends ClientLookup {
+  create(input: CreateClientInput): Promise<{ client: ClientRecord; secret: string }>;
+  list(options?: { cursor?: string; limit?: number }): Promise<{ clients: ClientRecord[]; cursor?: string }>;
+  rotateSecret(clientId: string, options: { graceSeconds: number }): Promise<{ secret: string; version: number }>;
+  disable(clientId: string): Promise<ClientRecord>;
+  enable(clientId: string): Promise<ClientRecord>;
+  /** The active client whose current (or still-in-grace) secret this is; undefined otherwise. */
+  verifyCredentials(clientId: string, secret: string): Promise<ClientRecord | undefined>;
+}
+
+export class ClientRegistryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ClientNotFoundError extends ClientRegistryError {
+  constructor(readonly clientId: string) {
+    super(`No client with id "${clientId}"`);
+  }
+}
+
+export class ClientAlreadyExistsError extends ClientRegistryError {
+  constructor(readonly clientId: string) {
+    super(`A client with id "${clientId}" already exists`);
+  }
+}
+
+export class ClientNameRequiredError extends ClientRegistryError {
+  constructor() {
+    super('A client needs a non-empty name');
+  }
+}
+
+export class InvalidClientInputError extends ClientRegistryError {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ConcurrentClientUpdateError extends ClientRegistryError {
+  constructor(readonly clientId: string) {
+    super(`Client "${clientId}" kept changing while being updated; try again`);
+  }
+}
+
+/** Letters, digits, dot, dash and underscore; 3 to 64 characters, starting with a letter or digit. */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{2,63}$/;
+export const isWellFormedClientId = (clientId: string): boolean => CLIENT_ID_PATTERN.test(clientId);
+
+const MIN_SECRET_LENGTH = 32;
+const MAX_SECRET_LENGTH = 512;
+const MAX_NAME_LENGTH = 200;
+const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
+const MAX_GRACE_SECONDS = 30 * 24 * 3600;
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+const UPDATE_ATTEMPTS = 3;
+
+const CLIENT_SK = 'CLIENT';
+const LIST_INDEX = 'clientList';
+const LIST_KEY = 'CLIENT';
+
+interface StoredSecretVersion extends SecretVersionInfo {
+  readonly hash: string;
+}
+
+/** The item as stored: the only shape that holds secret hashes. */
+interface StoredClient {
+  readonly pk: string;
+  readonly sk: string;
+  readonly listKey: string;
+  readonly clientId: string;
+  readonly name: string;
+  readonly status: ClientStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly rateLimitPerMinute?: number;
+  readonly tokensNotBefore: number;
+  readonly secrets: readonly StoredSecretVersion[];
+  /** Optimistic-lock counter for read-modify-write updates. */
+  readonly revision: number;
+}
+
+const clientKey = (clientId: string) => ({ pk: `CLIENT#${clientId}`, sk: CLIENT_SK });
+
+function toRecord(item: StoredClient): ClientRecord {
+  return {
+    clientId: item.clientId,
+    name: item.name,
+    status: item.status,
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+    ...(item.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: item.rateLimitPerMinute } : {}),
+    tokensNotBefore: item.tokensNotBefore,
+    secretVersions: item.secrets.map(({ version, createdAt, expiresAt }) => ({
+      version,
+      createdAt,
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    })),
+  };
+}
+
+function validName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '') throw new ClientNameRequiredError();
+  const trimmed = name.trim();
+  if (trimmed.length > MAX_NAME_LENGTH) throw new InvalidClientInputError('name', `A client name has at most ${MAX_NAME_LENGTH} characters`);
+  return trimmed;
+}
+
+function validClientId(clientId: string): string {
+  if (!isWellFormedClientId(clientId)) {
+    throw new InvalidClientInputError('clientId', 'A client id has 3 to 64 letters, digits, ".", "-" or "_", starting with a letter or digit');
+  }
+  return clientId;
+}
+
+function validSecret(secret: string): string {
+  if (secret.length < MIN_SECRET_LENGTH || secret.length > MAX_SECRET_LENGTH || /\s/.test(secret)) {
+    throw new InvalidClientInputError('secret', `A client secret has ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters and no white space`);
+  }
+  return secret;
+}
+
+function validRateLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RATE_LIMIT_PER_MINUTE) {
+    throw new InvalidClientInputError('rateLimitPerMinute', `rateLimitPerMinute is an integer from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}`);
+  }
+  return limit;
+}
+
+function validGrace(seconds: number): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_GRACE_SECONDS) {
+    throw new InvalidClientInputError('graceSeconds', `graceSeconds is an integer from 0 to ${MAX_GRACE_SECONDS}`);
+  }
+  return seconds;
+}
+
+function validPageSize(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new InvalidClientInputError('limit', `limit is an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return limit;
+}
+
+const generateClientId = () => `cli_${randomBytes(12).toString('base64url')}`;
+
+const encodeCursor = (clientId: string) => Buffer.from(clientId, 'utf8').toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const clientId = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!isWellFormedClientId(clientId) || encodeCursor(clientId) !== cursor) {
+    throw new InvalidClientInputError('cursor', 'The cursor is not one this listing returned');
+  }
+  return clientId;
+}
+
+const isUsable = (version: StoredSecretVersion, now: number) => version.expiresAt === undefined || version.expiresAt > now;
+
+export class DynamoClientRegistry implements ClientRegistry {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async create(input: CreateClientInput): Promise<{ client: ClientRecord; secret: string }> {
+    const name = validName(input.name);
+    const clientId = input.clientId === undefined ? generateClientId() : validClientId(input.clientId);
+    const secret = input.secret === undefined ? generateClientSecret() : validSecret(input.secret);
+    const rateLimitPerMinute = input.rateLimitPerMinute === undefined ? undefined : validRateLimit(input.rateLimitPerMinute);
+    const now = new Date(this.clock()).toISOString();
+    const item: StoredClient = {
+      ...clientKey(clientId),
+      listKey: LIST_KEY,
+      clientId,
+      name,
+      status: 'active',
+      createdAt: now,
+      updatedAt: now,
+      ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
+      tokensNotBefore: 0,
+      secrets: [{ version: 1, hash: hashClientSecret(secret), createdAt: now }],
+      revision: 1,
+    };
+    try {
+      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ClientAlreadyExistsError(clientId);
+      throw error;
+    }
+    return { client: toRecord(item), secret };
+  }
+
+  async get(clientId: string): Promise<ClientRecord | undefined> {
+    const item = await this.load(clientId);
+    return item && toRecord(item);
+  }
+
+  async list(options: { cursor?: string; limit?: number } = {}): Promise<{ clients: ClientRecord[]; cursor?: string }> {
+    const limit = validPageSize(options.limit);
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const page = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: LIST_INDEX,
+        KeyConditionExpression: 'listKey = :list',
+        ExpressionAttributeValues: { ':list': LIST_KEY },
+        Limit: limit,
+        ...(after ? { ExclusiveStartKey: { listKey: LIST_KEY, ...clientKey(after) } } : {}),
+      }),
+    );
+    const clients = (page.Items ?? []).map((item) => toRecord(item as StoredClient));
+    const last = clients.at(-1);
+    return page.LastEvaluatedKey && last ? { clients, cursor: encodeCursor(last.clientId) } : { clients };
+  }
+
+  async rotateSecret(clientId: string, options: { graceSeconds: number }): Promise<{ secret: string; version: number }> {
+    const graceSeconds = validGrace(options.graceSeconds);
+    const secret = generateClientSecret();
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const item = await this.load(clientId);
+      if (!item) throw new ClientNotFoundError(clientId);
+      const nowMs = this.clock();
+      const now = epochSeconds(() => nowMs);
+      const retireAt = now + graceSeconds;
+      const retained = item.secrets
+        .map((version) => ({ ...version, expiresAt: Math.min(version.expiresAt ?? retireAt, retireAt) }))
+        .filter((version) => isUsable(version, now));
+      const version = Math.max(0, ...item.secrets.map((v) => v.version)) + 1;
+      const createdAt = new Date(nowMs).toISOString();
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: clientKey(clientId),
+            UpdateExpression: 'SET secrets = :secrets, tokensNotBefore = :now, updatedAt = :updatedAt, revision = :next',
+            ConditionExpression: 'revision = :revision',
+            ExpressionAttributeValues: {
+              ':secrets': [...retained, { version, hash: hashClientSecret(secret), createdAt }],
+              ':now': now,
+              ':updatedAt': createdAt,
+              ':revision': item.revision,
+              ':next': item.revision + 1,
+            },
+          }),
+        );
+        return { secret, version };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new ConcurrentClientUpdateError(clientId);
+  }
+
+  /** Outstanding tokens stop working at the verifiers' next refresh of the record. */
+  disable(clientId: string): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'disabled');
+  }
+
+  /** Tokens issued before an earlier disable stay refused: tokensNotBefore is left as it was. */
+  enable(clientId: string): Promise<ClientRecord> {
+    return this.setStatus(clientId, 'active');
+  }
+
+  async verifyCredentials(clientId: string, secret: string): Promise<ClientRecord | undefined> {
+    const item = isWellFormedClientId(clientId) ? await this.load(clientId) : undefined;
+    const now = epochSeconds(this.clock);
+    const hashes = (item?.secrets ?? []).filter((version) => isUsable(version, now)).map((version) => version.hash);
+    // Always compare, even for an unknown or disabled client, so timing reveals neither.
+    const matched = secretMatchesAny(secret, hashes);
+    return matched && item?.status === 'active' ? toRecord(item) : undefined;
+  }
+
+  private async setStatus(clientId: string, status: ClientStatus): Promise<ClientRecord> {
+    if (!isWellFormedClientId(clientId)) throw new ClientNotFoundError(clientId);
+    const now = this.clock();
+    const revoke = status === 'disabled';
+    try {
+      const result = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: clientKey(clientId),
+          UpdateExpression: `SET #status = :status, updatedAt = :updatedAt${revoke ? ', tokensNotBefore = :now' : ''} ADD revision :one`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':updatedAt': new Date(now).toISOString(),
+            ':one': 1,
+            ...(revoke ? { ':now': epochSeconds(() => now) } : {}),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toRecord(result.Attributes as StoredClient);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ClientNotFoundError(clientId);
+      throw error;
+    }
+  }
+
+  private async load(clientId: string): Promise<StoredClient | undefined> {
+    if (!isWellFormedClientId(clientId)) return undefined;
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: clientKey(clientId), ConsistentRead: true }));
+    return result.Item as StoredClient | undefined;
+  }
+}

@@ -1,0 +1,74 @@
+import { HttpError } from '../http/errors';
+import { problem } from '../http/responses';
+import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
+import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { authenticateBearer, type TokenCheck } from './bearer';
+import { CachedClientLookup } from './client-cache';
+import { type ClientLookup, DynamoClientRegistry } from './client-registry';
+import { loadAuthConfig } from './config';
+import { clientRateKey, RateLimiter, rateLimitedHeaders, rateLimitHeaders } from './rate-limit';
+import { PublishedJwksStore } from './signing-keys';
+import { type Principal, TokenVerifier } from './tokens';
+
+export interface ProtectionDeps {
+  readonly verifier: TokenCheck;
+  readonly limiter: Pick<RateLimiter, 'consume'>;
+  /** Cached look-up of the client record, for its rate-limit override. */
+  readonly clients: ClientLookup;
+  readonly defaultRateLimitPerMinute: number;
+}
+
+export type ProtectedHandler = (request: HttpRequest, principal: Principal) => Promise<HttpResponse>;
+
+const withHeaders = (response: HttpResponse, headers: Record<string, string>): HttpResponse => ({
+  ...response,
+  headers: { ...response.headers, ...headers },
+});
+
+/**
+ * Bearer check, then the caller's per-client rate limit, then the route. Every answer after the
+ * bearer check carries the rate-limit headers, errors included.
+ */
+export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler): HttpHandler {
+  return async (request) => {
+    let principal: Principal;
+    try {
+      principal = await authenticateBearer(request, deps.verifier);
+    } catch (error) {
+      if (error instanceof HttpError) return problem(error);
+      throw error;
+    }
+    const client = await deps.clients.get(principal.clientId);
+    const usage = await deps.limiter.consume(clientRateKey(principal.clientId), client?.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute);
+    if (!usage.allowed) {
+      return problem(
+        new HttpError(429, 'rate_limited', `Rate limit of ${usage.limit} requests per minute exceeded; retry in ${usage.resetSeconds} s.`, rateLimitedHeaders(usage)),
+      );
+    }
+    const headers = rateLimitHeaders(usage);
+    try {
+      return withHeaders(await handle(request, principal), headers);
+    } catch (error) {
+      if (error instanceof HttpError) return withHeaders(problem(error), headers);
+      throw error;
+    }
+  };
+}
+
+/** Verifier, limiter and client cache from the environment; call once at module scope. */
+export function protectionDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ProtectionDeps {
+  const config = loadAuthConfig(env);
+  const doc = createDocumentClient(createDynamoClient(env));
+  const clients = new CachedClientLookup(new DynamoClientRegistry(doc, config.clientsTable), { ttlSeconds: config.clientCacheSeconds });
+  return {
+    verifier: new TokenVerifier({
+      jwks: new PublishedJwksStore(doc, config.clientsTable),
+      clients,
+      issuer: config.issuer,
+      audience: config.audience,
+    }),
+    limiter: new RateLimiter(doc, config.clientsTable),
+    clients,
+    defaultRateLimitPerMinute: config.rateLimitPerMinute,
+  };
+}

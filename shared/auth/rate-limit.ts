@@ -1,0 +1,111 @@
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../observability/logger';
+import { type Clock, systemClock } from './clock';
+
+export interface RateLimitResult {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Seconds until the current window ends and the allowance is whole again. */
+  readonly resetSeconds: number;
+  /** The counter could not be reached and the call was let through uncounted. */
+  readonly failedOpen?: boolean;
+}
+
+/** Partition-key prefix of every counter; the IAM policy lets request-path functions write only these. */
+export const RATE_KEY_PREFIX = 'RATE#';
+export const RATE_WINDOW_SECONDS = 60;
+/** Counters outlive their window a little; TTL only tidies up, correctness never depends on it. */
+const COUNTER_RETENTION_SECONDS = 2 * RATE_WINDOW_SECONDS;
+/** A limiter that cannot answer quickly is treated as unreachable rather than slowing every call. */
+const DEFAULT_TIMEOUT_MS = 1000;
+
+export const clientRateKey = (clientId: string) => `client#${clientId}`;
+export const ipFailureRateKey = (ip: string) => `ip#${ip}`;
+
+/**
+ * Fixed 60-second windows counted with one atomic UpdateItem ADD per call, the window start in the
+ * sort key. A fixed window can let through up to twice the limit across a window boundary; that is
+ * the price of a single write per request and is acceptable for abuse protection.
+ *
+ * If DynamoDB cannot be reached the limiter fails open and logs a warning: the same table outage
+ * would already stop token issuance and client look-ups, and a limiter that refuses everything
+ * would turn a counter problem into a full API outage for every well-behaved client.
+ */
+export class RateLimiter {
+  private readonly clock: Clock;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    options: { clock?: Clock; timeoutMs?: number } = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Counts one call against the key and says whether it fits in the limit. */
+  async consume(key: string, limit: number): Promise<RateLimitResult> {
+    const window = this.window();
+    try {
+      const result = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: RATE_KEY_PREFIX + key, sk: String(window.start) },
+          UpdateExpression: 'ADD #count :one SET expiresAt = if_not_exists(expiresAt, :expiresAt)',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: { ':one': 1, ':expiresAt': window.start + COUNTER_RETENTION_SECONDS },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+        { abortSignal: AbortSignal.timeout(this.timeoutMs) },
+      );
+      const count = Number(result.Attributes?.count ?? 1);
+      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: window.resetSeconds };
+    } catch (error) {
+      return this.failOpen('consume', error, limit, window.resetSeconds);
+    }
+  }
+
+  /** Whether the key still has allowance, without counting this call. */
+  async peek(key: string, limit: number): Promise<RateLimitResult> {
+    const window = this.window();
+    try {
+      const result = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: { pk: RATE_KEY_PREFIX + key, sk: String(window.start) }, ConsistentRead: true }),
+        { abortSignal: AbortSignal.timeout(this.timeoutMs) },
+      );
+      const count = Number(result.Item?.count ?? 0);
+      return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), resetSeconds: window.resetSeconds };
+    } catch (error) {
+      return this.failOpen('peek', error, limit, window.resetSeconds);
+    }
+  }
+
+  private window(): { start: number; resetSeconds: number } {
+    const nowMs = this.clock();
+    const start = Math.floor(nowMs / 1000 / RATE_WINDOW_SECONDS) * RATE_WINDOW_SECONDS;
+    const resetSeconds = Math.max(1, Math.ceil((start + RATE_WINDOW_SECONDS) - nowMs / 1000));
+    return { start, resetSeconds };
+  }
+
+  private failOpen(operation: string, error: unknown, limit: number, resetSeconds: number): RateLimitResult {
+    logger.warn('rate limiter unavailable; letting the call through', { operation, errorName: (error as Error)?.name, errorMessage: (error as Error)?.message });
+    return { allowed: true, limit, remaining: limit, resetSeconds, failedOpen: true };
+  }
+}
+
+/**
+ * draft-ietf-httpapi-ratelimit-headers: the policy always, the live counter unless the limiter
+ * failed open and has no real number to give.
+ */
+export function rateLimitHeaders(result: RateLimitResult, policy = 'default'): Record<string, string> {
+  const headers: Record<string, string> = { 'ratelimit-policy': `"${policy}";q=${result.limit};w=${RATE_WINDOW_SECONDS}` };
+  if (!result.failedOpen) headers.ratelimit = `"${policy}";r=${result.remaining};t=${result.resetSeconds}`;
+  return headers;
+}
+
+/** Headers of a refused call: when to come back, plus the policy and counter. */
+export function rateLimitedHeaders(result: RateLimitResult, policy = 'default'): Record<string, string> {
+  return { ...rateLimitHeaders(result, policy), 'retry-after': String(result.resetSeconds) };
+}

@@ -1,0 +1,271 @@
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { type Clock, systemClock } from './clock';
+import { JWKS_CACHE_SECONDS, JWKS_MIN_REFRESH_SECONDS, KEY_SET_CACHE_SECONDS, RETIRED_KEY_RETENTION_SECONDS } from './token-policy';
+
+export const SIGNING_ALGORITHM = 'EdDSA';
+
+/** A private Ed25519 key in JWK form, as kept in Secrets Manager or the local key file. */
+export interface SigningJwk {
+  readonly kty: 'OKP';
+  readonly crv: 'Ed25519';
+  readonly x: string;
+  readonly d: string;
+  readonly kid: string;
+  readonly alg: typeof SIGNING_ALGORITHM;
+  readonly createdAt: string;
+}
+
+export interface KeySet {
+  /** kid of the key that signs new tokens. */
+  readonly current: string;
+  readonly keys: readonly SigningJwk[];
+}
+
+export interface PublicJwk {
+  readonly kty: 'OKP';
+  readonly crv: 'Ed25519';
+  readonly x: string;
+  readonly kid: string;
+  readonly alg: typeof SIGNING_ALGORITHM;
+  readonly use: 'sig';
+}
+
+export interface PublicJwks {
+  readonly keys: readonly PublicJwk[];
+}
+
+export class InvalidKeySetError extends Error {
+  constructor(reason: string) {
+    super(`Not a valid signing key set: ${reason}`);
+    this.name = 'InvalidKeySetError';
+  }
+}
+
+/** kid is the RFC 7638 thumbprint, so the same key always gets the same id. */
+export async function generateSigningKey(now: Date = new Date()): Promise<SigningJwk> {
+  const { privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { crv: 'Ed25519', extractable: true });
+  const jwk = await exportJWK(privateKey);
+  if (typeof jwk.x !== 'string' || typeof jwk.d !== 'string') throw new Error('Ed25519 key export lacked x or d');
+  const kid = await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk.x });
+  return { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d, kid, alg: SIGNING_ALGORITHM, createdAt: now.toISOString() };
+}
+
+/**
+ * A new current key, plus every older key that may still have signed a live token: the one just
+ * retired always, and earlier ones until RETIRED_KEY_RETENTION_SECONDS after they were replaced.
+ */
+export async function rotateKeySet(keySet: KeySet | undefined, now: Date = new Date()): Promise<KeySet> {
+  const next = await generateSigningKey(now);
+  const previous = [...(keySet?.keys ?? [])].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  const retained = previous.filter((key, index) => {
+    if (key.kid === keySet?.current) return true;
+    const replacedAt = Date.parse(previous[index + 1]?.createdAt ?? now.toISOString());
+    return now.getTime() - replacedAt < RETIRED_KEY_RETENTION_SECONDS * 1000;
+  });
+  return { current: next.kid, keys: [...retained, next] };
+}
+
+export function currentSigningKey(keySet: KeySet): SigningJwk {
+  const key = keySet.keys.find((candidate) => candidate.kid === keySet.current);
+  if (!key) throw new InvalidKeySetError(`current kid ${keySet.current} is not in the set`);
+  return key;
+}
+
+/** The public halves only: what verifiers and the JWKS endpoint see. */
+export function publicJwks(keySet: KeySet): PublicJwks {
+  return {
+    keys: keySet.keys.map(({ kty, crv, x, kid, alg }) => ({ kty, crv, x, kid, alg, use: 'sig' as const })),
+  };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function parseSigningJwk(value: unknown, index: number): SigningJwk {
+  if (!isObject(value)) throw new InvalidKeySetError(`key ${index} is not an object`);
+  const { kty, crv, x, d, kid, alg, createdAt } = value;
+  if (kty !== 'OKP' || crv !== 'Ed25519' || alg !== SIGNING_ALGORITHM) throw new InvalidKeySetError(`key ${index} is not an EdDSA Ed25519 key`);
+  for (const [field, text] of Object.entries({ x, d, kid, createdAt })) {
+    if (typeof text !== 'string' || text === '') throw new InvalidKeySetError(`key ${index} lacks ${field}`);
+  }
+  if (Number.isNaN(Date.parse(createdAt as string))) throw new InvalidKeySetError(`key ${index} has no valid createdAt`);
+  return { kty, crv, x: x as string, d: d as string, kid: kid as string, alg, createdAt: createdAt as string };
+}
+
+export function parseKeySet(text: string): KeySet {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new InvalidKeySetError('not JSON');
+  }
+  if (!isObject(value) || typeof value.current !== 'string' || !Array.isArray(value.keys) || value.keys.length === 0) {
+    throw new InvalidKeySetError('expected {current, keys: [...]}');
+  }
+  const keySet: KeySet = { current: value.current, keys: value.keys.map(parseSigningJwk) };
+  currentSigningKey(keySet);
+  return keySet;
+}
+
+/** Where a signer reads its private keys. */
+export interface KeySetSource {
+  get(): Promise<KeySet>;
+}
+
+/**
+ * The local stand-in for Secrets Manager: a JSON file, created with owner-only permissions on first
+ * use and then kept, so tokens stay valid across restarts of the local runtime.
+ */
+export class FileKeySetSource implements KeySetSource {
+  private keySet: Promise<KeySet> | undefined;
+
+  constructor(private readonly path: string) {}
+
+  get(): Promise<KeySet> {
+    this.keySet ??= this.loadOrCreate().catch((error: unknown) => {
+      this.keySet = undefined;
+      throw error;
+    });
+    return this.keySet;
+  }
+
+  private async loadOrCreate(): Promise<KeySet> {
+    try {
+      return parseKeySet(await readFile(this.path, 'utf8'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const keySet = await rotateKeySet(undefined);
+    await mkdir(dirname(this.path), { recursive: true });
+    try {
+      // 'wx' refuses to overwrite: if another process created the file first, its keys win.
+      const file = await open(this.path, 'wx', 0o600);
+      try {
+        await file.writeFile(`${JSON.stringify(keySet, null, 2)}\n`, 'utf8');
+      } finally {
+        await file.close();
+      }
+      return keySet;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return parseKeySet(await readFile(this.path, 'utf8'));
+    }
+  }
+}
+
+/** The AWSCURRENT key set from Secrets Manager, re-read every few minutes to pick up rotations. */
+export class SecretsManagerKeySetSource implements KeySetSource {
+  private cached: { keySet: Promise<KeySet>; fetchedAt: number } | undefined;
+
+  constructor(
+    private readonly client: SecretsManagerClient,
+    private readonly secretId: string,
+    private readonly options: { cacheSeconds?: number; clock?: Clock } = {},
+  ) {}
+
+  get(): Promise<KeySet> {
+    const clock = this.options.clock ?? systemClock;
+    const maxAge = (this.options.cacheSeconds ?? KEY_SET_CACHE_SECONDS) * 1000;
+    if (!this.cached || clock() - this.cached.fetchedAt >= maxAge) {
+      const keySet = this.fetch();
+      this.cached = { keySet, fetchedAt: clock() };
+      keySet.catch(() => {
+        if (this.cached?.keySet === keySet) this.cached = undefined;
+      });
+    }
+    return this.cached.keySet;
+  }
+
+  private async fetch(): Promise<KeySet> {
+    const secret = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
+    if (!secret.SecretString) throw new InvalidKeySetError('the secret has no string value');
+    return parseKeySet(secret.SecretString);
+  }
+}
+
+/** What verifiers need: the published public keys, and one of them by kid. */
+export interface JwksSource {
+  get(): Promise<PublicJwks>;
+  find(kid: string): Promise<JWK | undefined>;
+}
+
+/** Partition key of the published public keys; catalogue.ts lets only the rotation function write it. */
+export const SIGNING_KEYS_PK = 'SIGNING_KEYS';
+const JWKS_SK = 'JWKS';
+
+export interface PublishedJwksOptions {
+  cacheSeconds?: number;
+  minRefreshSeconds?: number;
+  clock?: Clock;
+}
+
+/**
+ * The public keys in the clients table. Verifiers cache them; a token with a kid they do not know
+ * (a rotation they have not seen yet) triggers a re-read, throttled so forged kids cannot turn
+ * every request into a table read.
+ */
+export class PublishedJwksStore implements JwksSource {
+  private cached: { jwks: Promise<PublicJwks>; fetchedAt: number } | undefined;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly options: PublishedJwksOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async publish(jwks: PublicJwks): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { pk: SIGNING_KEYS_PK, sk: JWKS_SK, keys: jwks.keys, updatedAt: new Date(this.clock()).toISOString() },
+      }),
+    );
+    this.cached = { jwks: Promise.resolve(jwks), fetchedAt: this.clock() };
+  }
+
+  get(): Promise<PublicJwks> {
+    const maxAge = (this.options.cacheSeconds ?? JWKS_CACHE_SECONDS) * 1000;
+    if (!this.cached || this.clock() - this.cached.fetchedAt >= maxAge) return this.refresh();
+    return this.cached.jwks;
+  }
+
+  async find(kid: string): Promise<JWK | undefined> {
+    const known = (await this.get()).keys.find((key) => key.kid === kid);
+    if (known) return known;
+    const minAge = (this.options.minRefreshSeconds ?? JWKS_MIN_REFRESH_SECONDS) * 1000;
+    if (this.cached && this.clock() - this.cached.fetchedAt < minAge) return undefined;
+    return (await this.refresh()).keys.find((key) => key.kid === kid);
+  }
+
+  private refresh(): Promise<PublicJwks> {
+    const jwks = this.fetch();
+    const entry = { jwks, fetchedAt: this.clock() };
+    this.cached = entry;
+    jwks.catch(() => {
+      if (this.cached === entry) this.cached = undefined;
+    });
+    return jwks;
+  }
+
+  private async fetch(): Promise<PublicJwks> {
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: SIGNING_KEYS_PK, sk: JWKS_SK }, ConsistentRead: true }));
+    const keys = result.Item?.keys;
+    return { keys: Array.isArray(keys) ? (keys as PublicJwk[]) : [] };
+  }
+}
+
+/**
+ * Local start-up: load the key file (creating it on first start) and publish its public keys to the
+ * clients table, which is what the rotation function does on AWS.
+ */
+export async function ensureLocalSigningKeys(options: { file: string; doc: DynamoDBDocumentClient; tableName: string }): Promise<PublicJwks> {
+  const jwks = publicJwks(await new FileKeySetSource(options.file).get());
+  await new PublishedJwksStore(options.doc, options.tableName).publish(jwks);
+  return jwks;
+}

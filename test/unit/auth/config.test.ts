@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { loadAuthConfig, loadSigningKeyLocation } from '../../../shared/auth/config';
+
+const base = { CLIENTS_TABLE: 'clients-test' };
+
+describe('auth configuration', () => {
+  it('falls back to documented defaults', () => {
+    expect(loadAuthConfig(base)).toEqual({
+      clientsTable: 'clients-test',
+      issuer: 'https://bureau.example',
+      audience: 'bureau-api',
+      rateLimitPerMinute: 600,
+      tokenFailuresPerIpPerMinute: 20,
+      clientCacheSeconds: 30,
+    });
+  });
+
+  it('reads every setting from the environment', () => {
+    const config = loadAuthConfig({
+      ...base,
+      TOKEN_ISSUER: 'https://issuer.test',
+      TOKEN_AUDIENCE: 'aud',
+      RATE_LIMIT_PER_MINUTE: '120',
+      TOKEN_FAILURES_PER_IP_PER_MINUTE: '5',
+      CLIENT_CACHE_SECONDS: '0',
+    });
+
+    expect(config).toMatchObject({ issuer: 'https://issuer.test', audience: 'aud', rateLimitPerMinute: 120, tokenFailuresPerIpPerMinute: 5, clientCacheSeconds: 0 });
+  });
+
+  it.each([
+    ['RATE_LIMIT_PER_MINUTE', 'lots'],
+    ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['TOKEN_FAILURES_PER_IP_PER_MINUTE', '2.5'],
+    ['CLIENT_CACHE_SECONDS', '61'],
+  ])('refuses %s=%s at start-up, naming the variable', (name, value) => {
+    expect(() => loadAuthConfig({ ...base, [name]: value })).toThrow(name);
+  });
+
+  it('needs the clients table', () => {
+    expect(() => loadAuthConfig({})).toThrow('CLIENTS_TABLE');
+  });
+
+  it('takes the signing keys from exactly one of Secrets Manager or a file', () => {
+    expect(loadSigningKeyLocation({ SIGNING_KEY_SECRET_ID: 'arn:secret' })).toEqual({ kind: 'secretsManager', secretId: 'arn:secret' });
+    expect(loadSigningKeyLocation({ SIGNING_KEY_FILE: '/tmp/keys.json' })).toEqual({ kind: 'file', path: '/tmp/keys.json' });
+    expect(() => loadSigningKeyLocation({ SIGNING_KEY_SECRET_ID: 'a', SIGNING_KEY_FILE: 'b' })).toThrow('only one');
+    expect(() => loadSigningKeyLocation({})).toThrow('SIGNING_KEY_SECRET_ID');
+  });
+});
