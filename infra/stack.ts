@@ -6,20 +6,12 @@ import { type FunctionSpec, functions as catalogue } from './catalogue';
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
+import { outputIds } from './constructs/outputs';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
 export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
-
-/** Output ids the operator CLI reads from a deployed stack. */
-export const outputIds = {
-  apiUrl: 'ApiUrl',
-  signingKeySecretArn: 'SigningKeySecretArn',
-  alarmTopicArn: 'AlarmTopicArn',
-  /** ClientsTableName, CompaniesTableName, …: one per table definition. */
-  tableName: (tableId: string) => `${tableId.charAt(0).toUpperCase()}${tableId.slice(1)}TableName`,
-} as const;
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 

@@ -1,0 +1,40 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** Where the CLI writes: the terminal, or a buffer in tests. Each call is one line. */
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Physical table names of the target, by table id. */
+export interface TargetTables {
+  readonly clients: string;
+  readonly companies: string;
+  readonly watches: string;
+}
+
+/** The deployment a command acts on: a deployed stack, or the local runtime's database. */
+export interface Target {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tables: TargetTables;
+  /** Says what the target is, for messages. */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/** Global options that choose the target. */
+export interface TargetOptions {
+  readonly stack?: string;
+  readonly region?: string;
+}
+
+export type TargetFactory = (options: TargetOptions) => Promise<Target>;
+
+/**
+ * What command groups receive. The target is resolved on first use, so `--help` and argument errors
+ * never start a database or call AWS; the program closes it after the command.
+ */
+export interface CliContext {
+  readonly io: CliIo;
+  target(): Promise<Target>;
+}

@@ -1,0 +1,134 @@
+import { readFile } from 'node:fs/promises';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTable } from '../../shared/storage/create-tables';
+import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../../shared/storage/tables';
+import { outputIds } from '../constructs/outputs';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { defaultDataDir, localPaths, localTableName } from '../local/paths';
+import type { Target, TargetOptions, TargetTables } from './context';
+
+/** The target cannot be reached or is not what it should be: exit code 2. */
+export class TargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetError';
+  }
+}
+
+const targetTables = { clients: clientsTable, companies: companiesTable, watches: watchesTable } as const;
+
+function tablesFrom(nameOf: (def: TableDefinition) => string | undefined, where: string): TargetTables {
+  const entries = Object.entries(targetTables).map(([key, def]) => {
+    const name = nameOf(def);
+    if (!name) throw new TargetError(`${where} names no ${def.id} table`);
+    return [key, name] as const;
+  });
+  return Object.fromEntries(entries) as unknown as TargetTables;
+}
+
+/** What a running local runtime writes to `<data dir>/runtime.json`. */
+interface RuntimeFile {
+  readonly pid: number;
+  readonly baseUrl: string;
+  readonly dynamodbEndpoint: string;
+  readonly tables: Record<string, string>;
+}
+
+async function readRuntimeFile(path: string): Promise<RuntimeFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<RuntimeFile>;
+    return typeof parsed.dynamodbEndpoint === 'string' && parsed.tables && typeof parsed.tables === 'object' ? (parsed as RuntimeFile) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function answers(endpoint: string): Promise<boolean> {
+  try {
+    // Any HTTP answer will do: DynamoDB Local replies 400 to a bare GET.
+    await fetch(endpoint, { signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function localTarget(endpoint: string, tables: TargetTables, description: string, stop: () => Promise<void>): Target {
+  const client = createDynamoClient({ DYNAMODB_ENDPOINT: endpoint });
+  return {
+    doc: createDocumentClient(client),
+    tables,
+    description,
+    close: async () => {
+      client.destroy();
+      await stop();
+    },
+  };
+}
+
+/**
+ * The local runtime's database: through the running runtime when runtime.json points at a live
+ * endpoint, otherwise by starting DynamoDB Local on the same data folder for this command only.
+ */
+export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Promise<Target> {
+  const paths = localPaths(dataDir);
+  const runtime = await readRuntimeFile(paths.runtime);
+  if (runtime && (await answers(runtime.dynamodbEndpoint))) {
+    const tables = tablesFrom((def) => runtime.tables[def.id], paths.runtime);
+    return localTarget(runtime.dynamodbEndpoint, tables, `the local runtime at ${runtime.baseUrl}`, async () => {});
+  }
+  const database = await startDynamoDbLocal({ workDir: paths.work, dataDir: paths.dynamodb });
+  try {
+    const tables = tablesFrom(localTableName, 'the local database');
+    const client = createDynamoClient({ DYNAMODB_ENDPOINT: database.endpoint });
+    try {
+      for (const def of Object.values(targetTables)) await ensureTable(client, def, localTableName(def));
+    } finally {
+      client.destroy();
+    }
+    return localTarget(database.endpoint, tables, `the local database in ${paths.dynamodb}`, () => database.stop());
+  } catch (error) {
+    await database.stop();
+    throw error;
+  }
+}
+
+type StackDescriber = Pick<CloudFormationClient, 'send'> & { destroy?: () => void };
+
+/** A deployed stack: its table names come from the stack's outputs. */
+export async function resolveStackTarget(stackName: string, region: string | undefined, describer?: StackDescriber): Promise<Target> {
+  const cloudFormation = describer ?? new CloudFormationClient(region ? { region } : {});
+  let outputs: Record<string, string>;
+  try {
+    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+    const [stack] = Stacks ?? [];
+    if (!stack) throw new TargetError(`Stack ${stackName} was not found`);
+    outputs = Object.fromEntries((stack.Outputs ?? []).flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])));
+  } catch (error) {
+    if (error instanceof TargetError) throw error;
+    throw new TargetError(`Cannot read stack ${stackName}: ${(error as Error).message}`);
+  } finally {
+    if (!describer) cloudFormation.destroy?.();
+  }
+  const tables = tablesFrom((def) => outputs[outputIds.tableName(def.id)], `Stack ${stackName}'s outputs`);
+  const client = new DynamoDBClient(region ? { region } : {});
+  return {
+    doc: createDocumentClient(client),
+    tables,
+    description: `stack ${stackName}`,
+    close: async () => client.destroy(),
+  };
+}
+
+/** `--stack` targets a deployed stack; without it, the local runtime. */
+export function resolveTarget(options: TargetOptions): Promise<Target> {
+  return options.stack ? resolveStackTarget(options.stack, options.region) : resolveLocalTarget();
+}
