@@ -7,6 +7,29 @@ export interface QueueDefinition {
   readonly dlq?: { readonly name: string; readonly maxReceiveCount: number };
 }
 
+/** A queue of the local topology and the variable that carries its URL to the functions. */
+export interface LocalQueueDefinition extends QueueDefinition {
+  readonly id: string;
+  readonly envVar: string;
+  readonly dlqEnvVar?: string;
+}
+
+/**
+ * Webhook deliveries: the change detector sends, the sender receives and retries through visibility.
+ * Twelve receives span about three days on the retry schedule (immediately, 5 s, 5 min, 30 min, 2 h,
+ * 5 h, then every 10 h) before a message is parked in the dead-letter queue.
+ */
+export const deliveriesQueue: LocalQueueDefinition = {
+  id: 'deliveries',
+  envVar: 'DELIVERIES_QUEUE_URL',
+  dlqEnvVar: 'DELIVERIES_DLQ_URL',
+  name: 'bureau-deliveries',
+  visibilityTimeoutSeconds: 60,
+  dlq: { name: 'bureau-deliveries-dlq', maxReceiveCount: 12 },
+};
+
+export const localQueues: readonly LocalQueueDefinition[] = [deliveriesQueue];
+
 export interface EnsuredQueue {
   readonly queueUrl: string;
   readonly queueArn: string;

@@ -1,0 +1,109 @@
+import { isAbsolute, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DemoSecretMismatchError } from './bootstrap';
+import { JavaMissingError } from './dynamodb-local';
+import { PortInUseError } from './http-server';
+import { defaultDataDir, deleteDataDir } from './paths';
+import { type LocalRuntime, RuntimeAlreadyRunningError, readRuntimeInfo, startLocalRuntime } from './runtime';
+
+const usage = `Usage: npm start [-- --fresh] [-- --in-memory]
+
+Runs Bureau on this machine: DynamoDB Local, an SQS emulator and the HTTP API.
+  --fresh      delete the data folder first (tables, signing keys, demo client)
+  --in-memory  keep the database in memory for this run only
+Environment: PORT (default 3000), BUREAU_DATA_DIR (default .bureau/), BUREAU_DYNAMODB_PORT,
+BUREAU_DEMO_CLIENT_ID and BUREAU_DEMO_CLIENT_SECRET (fix the demo client's credentials).`;
+
+/** Errors whose message says everything: print it, no stack trace. */
+const explained = [JavaMissingError, PortInUseError, RuntimeAlreadyRunningError, DemoSecretMismatchError];
+
+/** Relative to the current directory when inside it, absolute otherwise. */
+function displayPath(path: string): string {
+  const fromHere = relative(process.cwd(), path);
+  return fromHere && !fromHere.startsWith('..') && !isAbsolute(fromHere) ? fromHere : path;
+}
+
+function banner(runtime: LocalRuntime, seconds: number, inMemory: boolean): string {
+  const { clientId, clientSecret, disabled } = runtime.demoClient;
+  const where = displayPath(runtime.dataDir);
+  const tokenRequest = JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  const lines = [
+    '',
+    `Bureau is running at ${runtime.baseUrl} (ready in ${seconds.toFixed(1)} s)`,
+    '',
+    `Demo client${disabled ? ' (disabled: enable it with `npx bureau clients enable ' + clientId + '`)' : ''}`,
+    `  client_id:     ${clientId}`,
+    `  client_secret: ${clientSecret}`,
+    '',
+    'Get a token:',
+    `  curl -s -X POST ${runtime.baseUrl}/v1/oauth/token -H 'content-type: application/json' \\`,
+    `    -d '${tokenRequest}'`,
+    'Then call the API with it:',
+    `  curl -H "Authorization: Bearer $TOKEN" '${runtime.baseUrl}/v1/search?q=acme&jurisdiction=GB'`,
+    '',
+    inMemory
+      ? 'Data is in memory: it goes when this stops.'
+      : `Data lives in ${where}/ and survives restarts. Start fresh: stop this, then \`npm start -- --fresh\`.`,
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { fresh: { type: 'boolean' }, 'in-memory': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  const dataDir = defaultDataDir();
+  if (values.fresh) {
+    const running = readRuntimeInfo(dataDir);
+    if (running) throw new RuntimeAlreadyRunningError(dataDir, running.pid);
+    deleteDataDir(dataDir);
+    console.log(`Deleted ${displayPath(dataDir)}/: starting fresh.`);
+  }
+
+  const started = performance.now();
+  const runtime = await startLocalRuntime({ dataDir, inMemory: values['in-memory'] === true });
+  console.log(banner(runtime, (performance.now() - started) / 1000, values['in-memory'] === true));
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      console.log('Stopping…');
+      runtime.stop().then(
+        () => resolve(code),
+        (error: unknown) => {
+          console.error('Stopping failed:', error);
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGINT', () => shutdown(0));
+    process.once('SIGTERM', () => shutdown(0));
+    process.on('uncaughtException', (error) => {
+      console.error('Unexpected error:', error);
+      shutdown(1);
+    });
+    process.on('unhandledRejection', (error) => {
+      console.error('Unexpected error:', error);
+      shutdown(1);
+    });
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (explained.some((type) => error instanceof type)) console.error((error as Error).message);
+    else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) console.error(`${error.message}\n\n${usage}`);
+    else console.error('The local runtime could not start:', error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,221 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { functions } from '../catalogue';
+import { ensureTable } from '../../shared/storage/create-tables';
+import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { allTables } from '../../shared/storage/tables';
+import { type DemoClient, runStartupHooks } from './bootstrap';
+import { startDynamoDbLocal } from './dynamodb-local';
+import { createSqsClient, startLocalSqs } from './fauxqs';
+import { localFunctionFromSpec } from './functions';
+import { type HttpRoute, startHttpServer } from './http-server';
+import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
+import { ensureQueue, localQueues } from './queues';
+
+export interface LocalRuntimeOptions {
+  /** HTTP port; 0 picks a free one. Default: PORT, else 3000. */
+  readonly port?: number;
+  /** Default: BUREAU_DATA_DIR, else .bureau/ at the repository root. */
+  readonly dataDir?: string;
+  /** Keep DynamoDB in memory (tests): nothing survives stop(). */
+  readonly inMemory?: boolean;
+  /** No request log lines and only warnings from the functions' loggers. */
+  readonly quiet?: boolean;
+  readonly log?: (line: string) => void;
+  readonly logError?: (message: string, error: unknown) => void;
+}
+
+export interface LocalQueueInfo {
+  readonly queueUrl: string;
+  readonly queueArn: string;
+}
+
+export interface LocalRuntime {
+  readonly baseUrl: string;
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  /** Physical table names by table id (clients, companies, watches). */
+  readonly tables: Readonly<Record<string, string>>;
+  readonly queues: Readonly<Record<string, LocalQueueInfo>>;
+  /** The variables the functions see (also set on process.env while the runtime runs). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly demoClient: DemoClient;
+  readonly dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** runtime.json: how the operator CLI finds a running runtime. */
+export interface RuntimeInfo {
+  readonly pid: number;
+  readonly baseUrl: string;
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly tables: Readonly<Record<string, string>>;
+  readonly startedAt: string;
+}
+
+export class RuntimeAlreadyRunningError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`A local runtime (pid ${pid}) already uses ${dataDir}. Stop it first, or give this one another BUREAU_DATA_DIR.`);
+    this.name = 'RuntimeAlreadyRunningError';
+  }
+}
+
+export class RuntimeStartedTwiceError extends Error {
+  constructor() {
+    super('A local runtime was already started in this process; handler modules keep the environment of their first import, so start one runtime per process.');
+    this.name = 'RuntimeStartedTwiceError';
+  }
+}
+
+const DEFAULT_PORT = 3000;
+let startedInThisProcess = false;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The running runtime's details, or undefined when none is recorded or its process is gone. */
+export function readRuntimeInfo(dataDir: string = defaultDataDir()): RuntimeInfo | undefined {
+  try {
+    const info = JSON.parse(readFileSync(localPaths(dataDir).runtime, 'utf8')) as RuntimeInfo;
+    return typeof info.pid === 'number' && isAlive(info.pid) ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sets variables on process.env and remembers what was there, so stop() can put it back. */
+function applyEnvironment(values: Record<string, string>, removed: readonly string[]): () => void {
+  const previous = new Map<string, string | undefined>();
+  for (const name of [...Object.keys(values), ...removed]) previous.set(name, process.env[name]);
+  for (const name of removed) delete process.env[name];
+  Object.assign(process.env, values);
+  return () => {
+    for (const [name, value] of previous) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
+
+/**
+ * The whole system on this machine: DynamoDB Local, fauxqs, the tables and queues from their shared
+ * definitions, the start-up hooks (signing keys, demo client), and the HTTP API serving the
+ * catalogue's handlers. Whatever had started is stopped again if a later step fails.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  if (startedInThisProcess) throw new RuntimeStartedTwiceError();
+  const log = options.log ?? ((line: string) => console.log(line));
+  const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
+  const dataDir = options.dataDir ?? defaultDataDir();
+  const paths = localPaths(dataDir);
+  const running = readRuntimeInfo(dataDir);
+  if (running && running.pid !== process.pid) throw new RuntimeAlreadyRunningError(paths.root, running.pid);
+  startedInThisProcess = true;
+  mkdirSync(paths.root, { recursive: true });
+
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logError('stopping the local runtime', error);
+      }
+    }
+  };
+
+  try {
+    const region = process.env.AWS_REGION ?? 'eu-west-2';
+    const baseEnv: Record<string, string> = {
+      AWS_REGION: region,
+      // Fake credentials: the SDK never goes looking for real ones, and nothing local could use them.
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      SIGNING_KEY_FILE: paths.signingKeys,
+    };
+    if (options.quiet && !process.env.POWERTOOLS_LOG_LEVEL) baseEnv.POWERTOOLS_LOG_LEVEL = 'WARN';
+    cleanups.push(applyEnvironment(baseEnv, ['AWS_SESSION_TOKEN', 'AWS_PROFILE', 'SIGNING_KEY_SECRET_ID']));
+
+    const dynamoPort = process.env.BUREAU_DYNAMODB_PORT ? Number(process.env.BUREAU_DYNAMODB_PORT) : undefined;
+    const dynamo = await startDynamoDbLocal({ workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort });
+    cleanups.push(() => dynamo.stop());
+
+    const env: Record<string, string> = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint };
+    const client = createDynamoClient(env);
+    cleanups.push(() => client.destroy());
+    const tables: Record<string, string> = {};
+    for (const def of allTables) {
+      const name = localTableName(def);
+      await ensureTable(client, def, name);
+      tables[def.id] = name;
+      env[def.envVar] = name;
+    }
+
+    const sqs = await startLocalSqs({ region });
+    cleanups.push(() => sqs.stop());
+    const sqsClient = createSqsClient(sqs.endpoint, region);
+    cleanups.push(() => sqsClient.destroy());
+    env.SQS_ENDPOINT = sqs.endpoint;
+    const queues: Record<string, LocalQueueInfo> = {};
+    for (const def of localQueues) {
+      const queue = await ensureQueue(sqsClient, def);
+      queues[def.id] = { queueUrl: queue.queueUrl, queueArn: queue.queueArn };
+      env[def.envVar] = queue.queueUrl;
+      if (def.dlqEnvVar && queue.dlq) env[def.dlqEnvVar] = queue.dlq.queueUrl;
+    }
+    cleanups.push(applyEnvironment(env, []));
+
+    const { demoClient } = await runStartupHooks({ paths, doc: createDocumentClient(client), tables, env: process.env, log });
+
+    const routes: HttpRoute[] = functions.flatMap((spec) => {
+      const target = localFunctionFromSpec(spec, repositoryRoot, region);
+      return spec.routes.map((route) => ({ method: route.method, path: route.path, target }));
+    });
+    const requestedPort = options.port ?? Number(process.env.PORT ?? DEFAULT_PORT);
+    const http = await startHttpServer({ port: requestedPort, routes, log: options.quiet ? undefined : log, logError });
+    cleanups.push(() => http.stop());
+
+    const info: RuntimeInfo = {
+      pid: process.pid,
+      baseUrl: http.url,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      tables,
+      startedAt: new Date().toISOString(),
+    };
+    writeFileSync(paths.runtime, `${JSON.stringify(info, null, 2)}\n`);
+    cleanups.push(() => {
+      if (existsSync(paths.runtime)) rmSync(paths.runtime);
+    });
+
+    let stopping: Promise<void> | undefined;
+    return {
+      baseUrl: http.url,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      tables,
+      queues,
+      env,
+      demoClient,
+      dataDir: paths.root,
+      stop: () => {
+        stopping ??= stopAll();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

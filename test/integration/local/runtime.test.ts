@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, RuntimeStartedTwiceError, startLocalRuntime } from '../../../infra/local/runtime';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'bureau-runtime-'));
+const demoClientId = 'demo-fixed-client';
+const demoClientSecret = `bsk_${'x'.repeat(43)}`;
+let runtime: LocalRuntime;
+
+function javaRunningOn(endpoint: string): boolean {
+  const port = new URL(endpoint).port;
+  return spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${port} `]).status === 0;
+}
+
+beforeAll(async () => {
+  process.env.BUREAU_DEMO_CLIENT_ID = demoClientId;
+  process.env.BUREAU_DEMO_CLIENT_SECRET = demoClientSecret;
+  runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true });
+});
+
+afterAll(async () => {
+  await runtime.stop();
+});
+
+describe('local runtime', () => {
+  it('records itself in runtime.json for the operator CLI', () => {
+    const info = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+
+    expect(info).toMatchObject({
+      pid: process.pid,
+      baseUrl: runtime.baseUrl,
+      dynamodbEndpoint: runtime.dynamodbEndpoint,
+      sqsEndpoint: runtime.sqsEndpoint,
+      tables: { clients: 'bureau-clients', companies: 'bureau-companies', watches: 'bureau-watches' },
+    });
+  });
+
+  it('gives the functions their table names, endpoints, queue and signing key file', () => {
+    expect(runtime.env).toMatchObject({
+      CLIENTS_TABLE: 'bureau-clients',
+      COMPANIES_TABLE: 'bureau-companies',
+      WATCHES_TABLE: 'bureau-watches',
+      DYNAMODB_ENDPOINT: runtime.dynamodbEndpoint,
+      SQS_ENDPOINT: runtime.sqsEndpoint,
+      DELIVERIES_QUEUE_URL: expect.stringContaining('bureau-deliveries'),
+      SIGNING_KEY_FILE: join(dataDir, 'signing-keys.json'),
+    });
+    expect(process.env.COMPANIES_TABLE).toBe('bureau-companies');
+  });
+
+  it('serves the catalogue: the demo client fixed by the environment gets a token', async () => {
+    const response = await fetch(`${runtime.baseUrl}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: demoClientId, client_secret: demoClientSecret }),
+    });
+
+    expect(runtime.demoClient).toEqual({ clientId: demoClientId, clientSecret: demoClientSecret, disabled: false });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+    expect(statSync(join(dataDir, 'demo-client.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a second runtime in the same process', async () => {
+    await expect(startLocalRuntime({ port: 0, inMemory: true, dataDir })).rejects.toBeInstanceOf(RuntimeStartedTwiceError);
+  });
+
+  it('stops everything: no Java process, no runtime.json, the environment put back', async () => {
+    expect(javaRunningOn(runtime.dynamodbEndpoint)).toBe(true);
+
+    await runtime.stop();
+
+    expect(javaRunningOn(runtime.dynamodbEndpoint)).toBe(false);
+    expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
+    expect(process.env.COMPANIES_TABLE).toBeUndefined();
+    await expect(fetch(`${runtime.baseUrl}/v1/oauth/token`)).rejects.toThrow();
+  });
+});
