@@ -4,7 +4,7 @@ import { DemoSecretMismatchError } from './bootstrap';
 import { JavaMissingError } from './dynamodb-local';
 import { PortInUseError } from './http-server';
 import { defaultDataDir, deleteDataDir } from './paths';
-import { type LocalRuntime, RuntimeAlreadyRunningError, readRuntimeInfo, startLocalRuntime } from './runtime';
+import { InvalidSettingError, type LocalRuntime, RuntimeAlreadyRunningError, readRuntimeInfo, startLocalRuntime } from './runtime';
 
 const usage = `Usage: npm start [-- --fresh] [-- --in-memory]
 
@@ -15,7 +15,7 @@ Environment: PORT (default 3000), BUREAU_DATA_DIR (default .bureau/), BUREAU_DYN
 BUREAU_DEMO_CLIENT_ID and BUREAU_DEMO_CLIENT_SECRET (fix the demo client's credentials).`;
 
 /** Errors whose message says everything: print it, no stack trace. */
-const explained = [JavaMissingError, PortInUseError, RuntimeAlreadyRunningError, DemoSecretMismatchError];
+const explained = [JavaMissingError, PortInUseError, RuntimeAlreadyRunningError, DemoSecretMismatchError, InvalidSettingError];
 
 /** Relative to the current directory when inside it, absolute otherwise. */
 function displayPath(path: string): string {

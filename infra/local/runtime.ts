@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { functions } from '../catalogue';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -7,7 +8,7 @@ import { type DemoClient, runStartupHooks } from './bootstrap';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionFromSpec } from './functions';
-import { type HttpRoute, startHttpServer } from './http-server';
+import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
 import { ensureQueue, localQueues } from './queues';
 
@@ -70,7 +71,22 @@ export class RuntimeStartedTwiceError extends Error {
   }
 }
 
+export class InvalidSettingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidSettingError';
+  }
+}
+
 const DEFAULT_PORT = 3000;
+
+function portSetting(name: string): number | undefined {
+  const raw = process.env[name]?.trim();
+  if (!raw) return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidSettingError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+  return port;
+}
 let startedInThisProcess = false;
 
 function isAlive(pid: number): boolean {
@@ -90,6 +106,16 @@ export function readRuntimeInfo(dataDir: string = defaultDataDir()): RuntimeInfo
   } catch {
     return undefined;
   }
+}
+
+/** Fails fast, before Java starts, when the HTTP port is taken. */
+async function assertPortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
 }
 
 /** Sets variables on process.env and remembers what was there, so stop() can put it back. */
@@ -119,6 +145,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const paths = localPaths(dataDir);
   const running = readRuntimeInfo(dataDir);
   if (running && running.pid !== process.pid) throw new RuntimeAlreadyRunningError(paths.root, running.pid);
+  const requestedPort = options.port ?? portSetting('PORT') ?? DEFAULT_PORT;
+  const dynamoPort = portSetting('BUREAU_DYNAMODB_PORT');
+  await assertPortFree(requestedPort);
   startedInThisProcess = true;
   mkdirSync(paths.root, { recursive: true });
 
@@ -147,7 +176,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     if (options.quiet && !process.env.POWERTOOLS_LOG_LEVEL) baseEnv.POWERTOOLS_LOG_LEVEL = 'WARN';
     cleanups.push(applyEnvironment(baseEnv, ['AWS_SESSION_TOKEN', 'AWS_PROFILE', 'SIGNING_KEY_SECRET_ID']));
 
-    const dynamoPort = process.env.BUREAU_DYNAMODB_PORT ? Number(process.env.BUREAU_DYNAMODB_PORT) : undefined;
     const dynamo = await startDynamoDbLocal({ workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort });
     cleanups.push(() => dynamo.stop());
 
@@ -182,7 +210,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       const target = localFunctionFromSpec(spec, repositoryRoot, region);
       return spec.routes.map((route) => ({ method: route.method, path: route.path, target }));
     });
-    const requestedPort = options.port ?? Number(process.env.PORT ?? DEFAULT_PORT);
     const http = await startHttpServer({ port: requestedPort, routes, log: options.quiet ? undefined : log, logError });
     cleanups.push(() => http.stop());
 

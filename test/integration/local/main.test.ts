@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../../infra/local/paths';
+
+interface Started {
+  readonly child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+/** Runs `npm start`'s entry point the way npm does (tsx), without npm's own process in between. */
+function start(args: string[], env: NodeJS.ProcessEnv): Started {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', ...args], {
+    cwd: repositoryRoot,
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function readyBanner(started: Started): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  while (!started.output().includes('Press Ctrl-C to stop.')) {
+    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`not ready within a minute:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return started.output();
+}
+
+const field = (banner: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(banner)?.[1];
+
+function javaRunningOn(endpoint: string): boolean {
+  return spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${new URL(endpoint).port} `]).status === 0;
+}
+
+describe('npm start', () => {
+  it('prints the banner, keeps the demo client across restarts and stops cleanly on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
+    const first = start([], { BUREAU_DATA_DIR: dataDir });
+    const banner = await readyBanner(first);
+    const baseUrl = /running at (http:\/\/\S+)/.exec(banner)?.[1];
+    const clientId = field(banner, 'client_id');
+    const clientSecret = field(banner, 'client_secret');
+    const { dynamodbEndpoint } = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+
+    expect(banner).toContain(`curl -s -X POST ${baseUrl}/v1/oauth/token`);
+    expect(banner).toContain('npm start -- --fresh');
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(javaRunningOn(dynamodbEndpoint)).toBe(false);
+    expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
+
+    const second = start([], { BUREAU_DATA_DIR: dataDir });
+    const again = await readyBanner(second);
+    const token = await fetch(`${/running at (http:\/\/\S+)/.exec(again)?.[1]}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+    });
+    second.child.kill('SIGINT');
+
+    expect(field(again, 'client_id')).toBe(clientId);
+    expect(field(again, 'client_secret')).toBe(clientSecret);
+    expect(token.status).toBe(200);
+    expect(await second.exited).toBe(0);
+  });
+
+  it('says which port is taken and how to choose another, before starting anything', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const run = start([], { BUREAU_DATA_DIR: mkdtempSync(join(tmpdir(), 'bureau-main-')), PORT: String(port) });
+
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`Port ${port} is already in use`);
+      expect(run.output()).toContain(`PORT=${port + 1} npm start`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('explains how to install Java when it is missing', async () => {
+    const run = start([], { BUREAU_DATA_DIR: mkdtempSync(join(tmpdir(), 'bureau-main-')), PATH: '/nonexistent' });
+
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('DynamoDB Local needs Java 17 or newer');
+    expect(run.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('rejects unknown options with the usage', async () => {
+    const run = start(['--frsh'], {});
+
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('Usage: npm start');
+  });
+});
