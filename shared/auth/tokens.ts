@@ -114,7 +114,7 @@ export class TokenVerifier {
     const payload = await this.verifySignatureAndClaims(token);
     const clientId = payload.sub as string;
     const client = await this.deps.clients.get(clientId);
-    if (!client || client.status !== 'active' || (payload.iat as number) < client.tokensNotBefore) {
+    if (client?.status !== 'active' || (payload.iat as number) < client.tokensNotBefore) {
       throw new InvalidTokenError('revoked');
     }
     return { clientId, tokenId: payload.jti as string, expiresAt: payload.exp as number };

@@ -1,0 +1,300 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CachedClientLookup } from '../../../shared/auth/client-cache';
+import { DynamoClientRegistry } from '../../../shared/auth/client-registry';
+import { type ProtectionDeps, protectedRoute, protectionDepsFromEnv } from '../../../shared/auth/protect';
+import { RateLimiter } from '../../../shared/auth/rate-limit';
+import { ensureLocalSigningKeys, FileKeySetSource, PublishedJwksStore } from '../../../shared/auth/signing-keys';
+import { createTokenEndpoint, type TokenEndpointDeps, tokenEndpointDepsFromEnv } from '../../../shared/auth/token-endpoint';
+import { TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
+import { HttpError } from '../../../shared/http/errors';
+import { json } from '../../../shared/http/responses';
+import type { HttpHandler, HttpResponse } from '../../../shared/http/types';
+import { clientsTable } from '../../../shared/storage/tables';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+import { manualClock } from '../../unit/auth/fakes';
+import { basicAuthorization, httpRequest } from '../../unit/auth/http-fixtures';
+
+const audience = { issuer: 'https://bureau.example', audience: 'bureau-api' };
+const DEFAULT_LIMIT = 5;
+const FAILURE_LIMIT = 3;
+
+let tables: TestTables;
+let keyDir: string;
+let keyFile: string;
+let registry: DynamoClientRegistry;
+let credentialChecks: number;
+let endpoint: HttpHandler;
+let protection: ProtectionDeps;
+let whoAmI: HttpHandler;
+
+beforeAll(async () => {
+  tables = await createTestTables([clientsTable]);
+  const table = tables.names.clients as string;
+  keyDir = mkdtempSync(join(tmpdir(), 'bureau-token-'));
+  keyFile = join(keyDir, 'signing-keys.json');
+  await ensureLocalSigningKeys({ file: keyFile, doc: tables.doc, tableName: table });
+
+  // The limiter's window is frozen so counts never straddle a minute boundary mid-test.
+  const limiter = new RateLimiter(tables.doc, table, { clock: manualClock(Date.now()) });
+  registry = new DynamoClientRegistry(tables.doc, table);
+  credentialChecks = 0;
+  const deps: TokenEndpointDeps = {
+    credentials: {
+      verifyCredentials: (clientId, secret) => {
+        credentialChecks++;
+        return registry.verifyCredentials(clientId, secret);
+      },
+    },
+    issuer: new TokenIssuer(new FileKeySetSource(keyFile), audience),
+    jwks: new PublishedJwksStore(tables.doc, table),
+    limiter,
+    limits: { defaultPerClientPerMinute: DEFAULT_LIMIT, failuresPerIpPerMinute: FAILURE_LIMIT },
+  };
+  endpoint = createTokenEndpoint(deps);
+  const clients = new CachedClientLookup(registry, { ttlSeconds: 0 });
+  protection = {
+    verifier: new TokenVerifier({ ...audience, jwks: new PublishedJwksStore(tables.doc, table), clients }),
+    limiter,
+    clients,
+    defaultRateLimitPerMinute: DEFAULT_LIMIT,
+  };
+  whoAmI = protectedRoute(protection, async (request, principal) => {
+    if (request.query.get('fail') === 'yes') throw new HttpError(404, 'company_not_found', 'No such company.');
+    return json(200, { clientId: principal.clientId, tokenId: principal.tokenId });
+  });
+});
+
+afterAll(() => {
+  rmSync(keyDir, { recursive: true, force: true });
+});
+
+let ipCounter = 0;
+const freshIp = () => `198.51.100.${++ipCounter}`;
+
+const tokenRequest = (options: { body?: unknown; form?: string; headers?: Record<string, string>; ip?: string } = {}) =>
+  httpRequest({
+    method: 'POST',
+    path: '/v1/oauth/token',
+    sourceIp: options.ip ?? freshIp(),
+    headers: {
+      'content-type': options.form !== undefined ? 'application/x-www-form-urlencoded' : 'application/json',
+      ...options.headers,
+    },
+    body: options.form ?? (typeof options.body === 'string' ? options.body : JSON.stringify(options.body ?? {})),
+  });
+
+const jsonGrant = (clientId: string, secret: string, ip?: string) =>
+  tokenRequest({ body: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret }, ...(ip ? { ip } : {}) });
+
+const bodyOf = (response: HttpResponse) => response.body as Record<string, unknown>;
+const bearer = (token: string) => httpRequest({ path: '/v1/whoami', headers: { authorization: `Bearer ${token}` } });
+
+async function newClient(rateLimitPerMinute?: number) {
+  return registry.create({ name: 'Endpoint test', ...(rateLimitPerMinute ? { rateLimitPerMinute } : {}) });
+}
+
+describe('POST /v1/oauth/token', () => {
+  it('issues a bearer token for the JSON client-credentials grant, uncacheable', async () => {
+    const { client, secret } = await newClient();
+
+    const response = await endpoint(jsonGrant(client.clientId, secret));
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+    expect(response.headers).toMatchObject({
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      pragma: 'no-cache',
+      'ratelimit-policy': `"default";q=${DEFAULT_LIMIT};w=60`,
+      ratelimit: expect.stringMatching(new RegExp(`^"default";r=${DEFAULT_LIMIT - 1};t=\\d+$`)),
+    });
+  });
+
+  it('issues tokens that protected routes accept as the client', async () => {
+    const { client, secret } = await newClient();
+    const token = bodyOf(await endpoint(jsonGrant(client.clientId, secret))).access_token as string;
+
+    const response = await whoAmI(bearer(token));
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ clientId: client.clientId });
+    expect(response.headers).toMatchObject({ 'ratelimit-policy': `"default";q=${DEFAULT_LIMIT};w=60`, ratelimit: expect.stringContaining(`r=${DEFAULT_LIMIT - 2}`) });
+  });
+
+  it('accepts the RFC 6749 form grant with HTTP Basic or with the credentials in the body', async () => {
+    const { client, secret } = await newClient();
+
+    const basic = await endpoint(tokenRequest({ form: 'grant_type=client_credentials', headers: { authorization: basicAuthorization(client.clientId, secret) } }));
+    const post = await endpoint(tokenRequest({ form: `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${encodeURIComponent(secret)}` }));
+
+    for (const response of [basic, post]) {
+      expect(response.status).toBe(200);
+      expect((await whoAmI(bearer(bodyOf(response).access_token as string))).status).toBe(200);
+    }
+  });
+
+  it('answers malformed requests with 400 and the RFC 6749 error body', async () => {
+    const malformed = await endpoint(tokenRequest({ body: '{"grant_type":' }));
+    const wrongGrant = await endpoint(tokenRequest({ body: { grant_type: 'password', client_id: 'a', client_secret: 'b' } }));
+    const wrongType = await endpoint(tokenRequest({ headers: { 'content-type': 'text/plain' }, body: 'hi' }));
+
+    expect(malformed).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: 'The body is not valid JSON.' } });
+    expect(wrongGrant).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
+    expect(wrongType).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    for (const response of [malformed, wrongGrant, wrongType]) {
+      expect(Object.keys(bodyOf(response)).sort()).toEqual(['error', 'error_description']);
+      expect(response.headers).toMatchObject({ 'content-type': 'application/json', 'cache-control': 'no-store' });
+    }
+  });
+
+  it('answers an unknown id, a wrong secret and a disabled client with the same 401', async () => {
+    const { client, secret } = await newClient();
+    const disabled = await newClient();
+    await registry.disable(disabled.client.clientId);
+
+    const responses = [
+      await endpoint(jsonGrant('no-such-client', secret)),
+      await endpoint(jsonGrant(client.clientId, `${secret}x`)),
+      await endpoint(jsonGrant(disabled.client.clientId, disabled.secret)),
+      await endpoint(jsonGrant('not a well-formed id!', secret)),
+    ];
+
+    for (const response of responses) {
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ error: 'invalid_client', error_description: 'Client authentication failed.' });
+      expect(response.headers).not.toHaveProperty('www-authenticate');
+      expect(response.headers).not.toHaveProperty('ratelimit');
+      expect(response.headers).toMatchObject({ 'cache-control': 'no-store' });
+    }
+  });
+
+  it('challenges with Basic when Basic credentials failed', async () => {
+    const response = await endpoint(tokenRequest({ form: 'grant_type=client_credentials', headers: { authorization: basicAuthorization('no-such-client', 'wrong') } }));
+
+    expect(response.status).toBe(401);
+    expect(response.headers).toMatchObject({ 'www-authenticate': 'Basic realm="bureau"' });
+  });
+
+  it('counts every token request against the client and answers 429 past its limit', async () => {
+    const { client, secret } = await newClient(3);
+
+    await endpoint(jsonGrant(client.clientId, `${secret}-wrong`));
+    const second = await endpoint(jsonGrant(client.clientId, secret));
+    const third = await endpoint(jsonGrant(client.clientId, secret));
+    const fourth = await endpoint(jsonGrant(client.clientId, secret));
+
+    expect([second.status, third.status]).toEqual([200, 200]);
+    expect(fourth.status).toBe(429);
+    expect(fourth.body).toMatchObject({ error: 'rate_limited' });
+    expect(fourth.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/), 'ratelimit-policy': '"default";q=3;w=60', 'cache-control': 'no-store' });
+  });
+
+  it('refuses an address with too many failed attempts before checking any secret', async () => {
+    const { client, secret } = await newClient();
+    const ip = freshIp();
+    for (let i = 0; i < FAILURE_LIMIT; i++) expect((await endpoint(jsonGrant(client.clientId, 'wrong-secret', ip))).status).toBe(401);
+    const checksBefore = credentialChecks;
+
+    const blocked = await endpoint(jsonGrant(client.clientId, secret, ip));
+    const elsewhere = await endpoint(jsonGrant(client.clientId, secret));
+
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ error: 'rate_limited' });
+    expect(blocked.headers).toMatchObject({ 'retry-after': expect.any(String), 'ratelimit-policy': `"token-failures";q=${FAILURE_LIMIT};w=60` });
+    expect(credentialChecks).toBe(checksBefore + 1);
+    expect(elsewhere.status).toBe(200);
+  });
+
+  it('does not count successful requests as failures of the address', async () => {
+    const { client, secret } = await newClient(50);
+    const ip = freshIp();
+
+    const statuses = [];
+    for (let i = 0; i < FAILURE_LIMIT + 2; i++) statuses.push((await endpoint(jsonGrant(client.clientId, secret, ip))).status);
+
+    expect(statuses.every((status) => status === 200)).toBe(true);
+  });
+
+  it('allows only POST', async () => {
+    const response = await endpoint(httpRequest({ method: 'GET', path: '/v1/oauth/token' }));
+
+    expect(response.status).toBe(405);
+    expect(response.headers).toMatchObject({ allow: 'POST' });
+    expect(response.body).toMatchObject({ error: 'method_not_allowed' });
+  });
+});
+
+describe('GET /v1/.well-known/jwks.json', () => {
+  it('serves the published public keys, cacheable for five minutes', async () => {
+    const keySet = await new FileKeySetSource(keyFile).get();
+
+    const response = await endpoint(httpRequest({ path: '/v1/.well-known/jwks.json' }));
+
+    expect(response.status).toBe(200);
+    expect(response.headers).toMatchObject({ 'cache-control': 'public, max-age=300' });
+    expect(response.body).toEqual({ keys: [expect.objectContaining({ kid: keySet.current, kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' })] });
+    expect(JSON.stringify(response.body)).not.toContain('"d"');
+  });
+
+  it('allows only GET, and other paths are 404', async () => {
+    const post = await endpoint(httpRequest({ method: 'POST', path: '/v1/.well-known/jwks.json' }));
+    const unknown = await endpoint(httpRequest({ path: '/v1/elsewhere' }));
+
+    expect(post).toMatchObject({ status: 405, headers: { allow: 'GET' } });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe('protected routes', () => {
+  it('answer 401 with the bearer challenge when the token is missing or bad', async () => {
+    const missing = await whoAmI(httpRequest({ path: '/v1/whoami' }));
+    const bad = await whoAmI(bearer('not.a.token'));
+
+    expect(missing).toMatchObject({ status: 401, body: { error: 'missing_token' }, headers: { 'www-authenticate': 'Bearer realm="bureau"' } });
+    expect(bad).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
+    expect(bad.headers?.['www-authenticate']).toContain('error="invalid_token"');
+    expect(JSON.stringify(bad)).not.toContain('not.a.token');
+  });
+
+  it('refuse a disabled client token at the next client-record refresh', async () => {
+    const { client, secret } = await newClient();
+    const token = bodyOf(await endpoint(jsonGrant(client.clientId, secret))).access_token as string;
+
+    await registry.disable(client.clientId);
+
+    expect((await whoAmI(bearer(token))).status).toBe(401);
+  });
+
+  it('add the rate-limit headers to errors of the route and answer 429 past the limit', async () => {
+    const { client, secret } = await newClient(3);
+    const token = bodyOf(await endpoint(jsonGrant(client.clientId, secret))).access_token as string;
+
+    const notFound = await whoAmI(httpRequest({ path: '/v1/whoami', query: 'fail=yes', headers: { authorization: `Bearer ${token}` } }));
+    await whoAmI(bearer(token));
+    const limited = await whoAmI(bearer(token));
+
+    expect(notFound).toMatchObject({ status: 404, body: { error: 'company_not_found' }, headers: { ratelimit: expect.stringContaining('r=1;') } });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ error: 'rate_limited' });
+    expect(limited.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/), 'ratelimit-policy': '"default";q=3;w=60' });
+  });
+});
+
+describe('wiring from the environment', () => {
+  it('builds a token endpoint and protection that work together', async () => {
+    const env = { ...tables.env, SIGNING_KEY_FILE: keyFile, RATE_LIMIT_PER_MINUTE: '100', CLIENT_CACHE_SECONDS: '1' };
+    const fromEnv = createTokenEndpoint(tokenEndpointDepsFromEnv(env));
+    const guarded = protectedRoute(protectionDepsFromEnv(env), async (_request, principal) => json(200, principal));
+    const { client, secret } = await newClient();
+
+    const token = bodyOf(await fromEnv(jsonGrant(client.clientId, secret))).access_token as string;
+    const response = await guarded(bearer(token));
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ clientId: client.clientId });
+    expect(response.headers).toMatchObject({ 'ratelimit-policy': '"default";q=100;w=60' });
+  });
+});
