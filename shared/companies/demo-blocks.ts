@@ -102,32 +102,56 @@ export function seededRandom(key: string): Random {
 // ---------------------------------------------------------------------------------------------
 // Calendar arithmetic on ISO dates (UTC, no time zones involved)
 
-const DAY_MS = 86_400_000;
-const toTime = (isoDate: string) => Date.parse(`${isoDate}T00:00:00Z`);
-const toIsoDate = (time: number) => new Date(time).toISOString().slice(0, 10);
+const twoDigits = (value: number) => (value < 10 ? `0${value}` : String(value));
+
+// Dates are handled as day numbers (days since 1970-01-01) with the civil-calendar algorithms of
+// H. Hinnant: parsing and formatting through Date was most of the cost of generating a profile.
+
+function dayNumber(isoDate: string): number {
+  const month = Number(isoDate.slice(5, 7));
+  const year = Number(isoDate.slice(0, 4)) - (month <= 2 ? 1 : 0);
+  const era = Math.floor(year / 400);
+  const yearOfEra = year - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + Number(isoDate.slice(8, 10)) - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+function isoDateOf(days: number): string {
+  const shifted = days + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
+  const month = monthIndex + (monthIndex < 10 ? 3 : -9);
+  return `${yearOfEra + era * 400 + (month <= 2 ? 1 : 0)}-${twoDigits(month)}-${twoDigits(day)}`;
+}
 
 export function addDays(isoDate: string, days: number): string {
-  return toIsoDate(toTime(isoDate) + days * DAY_MS);
+  return isoDateOf(dayNumber(isoDate) + days);
 }
+
+const daysInMonth = (year: number, month: number) =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
 /** Adds calendar months, clamping to the month's last day (31 January + 1 month = 28/29 February). */
 export function addMonths(isoDate: string, months: number): string {
-  const date = new Date(toTime(isoDate));
-  const day = date.getUTCDate();
-  date.setUTCDate(1);
-  date.setUTCMonth(date.getUTCMonth() + months);
-  const lastDay = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
-  date.setUTCDate(Math.min(day, lastDay));
-  return toIsoDate(date.getTime());
+  const monthIndex = Number(isoDate.slice(0, 4)) * 12 + Number(isoDate.slice(5, 7)) - 1 + months;
+  const year = Math.floor(monthIndex / 12);
+  const month = monthIndex - year * 12 + 1;
+  const day = Math.min(Number(isoDate.slice(8, 10)), daysInMonth(year, month));
+  return `${year}-${twoDigits(month)}-${twoDigits(day)}`;
 }
 
-const daysBetween = (from: string, to: string) => Math.round((toTime(to) - toTime(from)) / DAY_MS);
+export const daysBetween = (from: string, to: string) => dayNumber(to) - dayNumber(from);
 const minDate = (a: string, b: string) => (a < b ? a : b);
 
 /** A moment inside the given day, as an ISO 8601 UTC instant without milliseconds. */
 function instantOn(isoDate: string, random: Random): string {
   const seconds = random.int(7 * 3600, 19 * 3600);
-  return new Date(toTime(isoDate) + seconds * 1000).toISOString().replace('.000Z', 'Z');
+  return `${isoDate}T${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}Z`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,14 +225,20 @@ const FILING_CYCLES: Readonly<Record<Jurisdiction, FilingCycle>> = {
   IE: { firstAccountsDueMonths: 18, firstStatementMonths: 6, statementGraceDays: 28 },
 };
 
-/** Deadlines that have passed by the given date: each is [period date, due date]. */
-function passedDeadlines(first: string, everyMonths: number, graceDays: number, until: string): (readonly [string, string])[] {
-  const deadlines: (readonly [string, string])[] = [];
-  for (let index = 0; ; index++) {
-    const period = addMonths(first, index * everyMonths);
+/**
+ * The recent yearly deadlines that have passed by the given date, each as [period date, due date]:
+ * at least the last six years' worth, or all of them for a younger company.
+ */
+function recentDeadlines(first: string, graceDays: number, until: string): (readonly [string, string])[] {
+  const yearsElapsed = Number(until.slice(0, 4)) - Number(first.slice(0, 4));
+  // Start a little before the recent past rather than walking every year since incorporation.
+  const start = Math.max(0, yearsElapsed - 7);
+  const recent: (readonly [string, string])[] = [];
+  for (let index = start; ; index++) {
+    const period = addMonths(first, index * 12);
     const due = addDays(period, graceDays);
-    if (due > until) return deadlines;
-    deadlines.push([period, due]);
+    if (due > until) return recent;
+    recent.push([period, due]);
   }
 }
 
@@ -218,8 +248,8 @@ function filingBehaviourOf(facts: RegisterFacts, asOf: string, random: Random): 
   const incorporatedOn = facts.incorporatedOn ?? addMonths(asOf, -60);
   const cycle = FILING_CYCLES[facts.jurisdiction];
 
-  const accountsDeadlines = passedDeadlines(addMonths(incorporatedOn, cycle.firstAccountsDueMonths), 12, 0, until).map(([, due]) => due);
-  const statementDeadlines = passedDeadlines(addMonths(incorporatedOn, cycle.firstStatementMonths), 12, cycle.statementGraceDays, until);
+  const accountsDeadlines = recentDeadlines(addMonths(incorporatedOn, cycle.firstAccountsDueMonths), 0, until).map(([, due]) => due);
+  const statementDeadlines = recentDeadlines(addMonths(incorporatedOn, cycle.firstStatementMonths), cycle.statementGraceDays, until);
   const lastAccountsDue = accountsDeadlines.at(-1);
   const lastStatement = statementDeadlines.at(-1);
 
