@@ -1,14 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, RuntimeStartedTwiceError, startLocalRuntime } from '../../../infra/local/runtime';
+import { startTestRuntime, type TestRuntime } from '../../e2e/support/runtime';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'bureau-runtime-'));
 const demoClientId = 'demo-fixed-client';
 const demoClientSecret = `bsk_${'x'.repeat(43)}`;
+let testRuntime: TestRuntime;
 let runtime: LocalRuntime;
+let dataDir: string;
 
 function javaRunningOn(endpoint: string): boolean {
   const port = new URL(endpoint).port;
@@ -18,11 +19,13 @@ function javaRunningOn(endpoint: string): boolean {
 beforeAll(async () => {
   process.env.BUREAU_DEMO_CLIENT_ID = demoClientId;
   process.env.BUREAU_DEMO_CLIENT_SECRET = demoClientSecret;
-  runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true });
+  testRuntime = await startTestRuntime();
+  runtime = testRuntime.runtime;
+  dataDir = runtime.dataDir;
 });
 
 afterAll(async () => {
-  await runtime.stop();
+  await testRuntime.stop();
 });
 
 describe('local runtime', () => {
@@ -62,6 +65,17 @@ describe('local runtime', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
     expect(statSync(join(dataDir, 'demo-client.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('gives end-to-end tests a token for the demo client that the protected routes accept', async () => {
+    const token = await testRuntime.fetchToken();
+
+    const search = await fetch(`${testRuntime.baseUrl}/v1/search?q=acme&jurisdiction=GB`, { headers: { authorization: `Bearer ${token}` } });
+    const anonymous = await fetch(`${testRuntime.baseUrl}/v1/search?q=acme&jurisdiction=GB`);
+
+    expect(testRuntime.demoClient).toEqual({ clientId: demoClientId, clientSecret: demoClientSecret });
+    expect(search.status).toBe(200);
+    expect(anonymous.status).toBe(401);
   });
 
   it('refuses a second runtime in the same process', async () => {

@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '../../../infra/local/runtime';
+
+export interface ClientCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+export interface TestRuntime {
+  readonly baseUrl: string;
+  readonly demoClient: ClientCredentials;
+  /** The whole runtime: table names, endpoints, queues, env. */
+  readonly runtime: LocalRuntime;
+  /** A fresh access token for the demo client, or for the credentials given. */
+  fetchToken(credentials?: ClientCredentials): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * One local runtime for a test file: random port, database in memory, a temporary data folder.
+ * Handler modules read their environment once, so a test file (one process) gets one runtime.
+ */
+export async function startTestRuntime(): Promise<TestRuntime> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bureau-e2e-'));
+  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true });
+  const demoClient = { clientId: runtime.demoClient.clientId, clientSecret: runtime.demoClient.clientSecret };
+  return {
+    baseUrl: runtime.baseUrl,
+    demoClient,
+    runtime,
+    async fetchToken(credentials = demoClient) {
+      const response = await fetch(`${runtime.baseUrl}/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }),
+      });
+      const body = (await response.json()) as { access_token?: string };
+      if (response.status !== 200 || !body.access_token) throw new Error(`token request failed with ${response.status}: ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    async stop() {
+      await runtime.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Starts the runtime before the file's tests and stops it after them; call at the top level of a
+ * test file and read the runtime inside tests: `const bureau = useTestRuntime(); … bureau().baseUrl`.
+ */
+export function useTestRuntime(): () => TestRuntime {
+  let started: TestRuntime | undefined;
+  beforeAll(async () => {
+    started = await startTestRuntime();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return () => {
+    if (!started) throw new Error('The test runtime is not running: call useTestRuntime() at the top level of the test file');
+    return started;
+  };
+}
