@@ -20,8 +20,8 @@ const UNDECOMPOSABLE: Readonly<Record<string, string>> = {
 };
 
 /**
- * Legal-form words that end company names, already in normalized spelling (dotted abbreviations such
- * as "P.L.C." normalize to spaced letters). GB: Companies Act 2006 and the Company, Limited Liability
+ * Legal-form words that end company names, in normalized spelling (dotted abbreviations such as
+ * "P.L.C." normalize to "plc"). GB: Companies Act 2006 and the Company, Limited Liability
  * Partnership and Business (Names and Trading Disclosures) Regulations 2015, English and Welsh forms.
  * IE: Companies Act 2014, English and Irish forms. Plus the overseas forms common on the GB register.
  * "PC" (Welsh for limited partnership) is left out on purpose: as a trailing word it far more often
@@ -31,13 +31,11 @@ export const LEGAL_SUFFIXES: readonly string[] = [
   // GB private and public companies
   'limited',
   'ltd',
-  'l t d',
   'cyfyngedig',
   'cyf',
   'unlimited',
   'public limited company',
   'plc',
-  'p l c',
   'cwmni cyfyngedig cyhoeddus',
   'ccc',
   'company limited by guarantee',
@@ -45,19 +43,16 @@ export const LEGAL_SUFFIXES: readonly string[] = [
   // GB partnerships
   'limited liability partnership',
   'llp',
-  'l l p',
   'partneriaeth atebolrwydd cyfyngedig',
   'pac',
   'limited partnership',
   'lp',
-  'l p',
   'partneriaeth cyfyngedig',
   // GB community interest companies and charitable incorporated organisations
   'community interest company',
   'community interest public limited company',
   'community interest plc',
   'cic',
-  'c i c',
   'cwmni buddiant cymunedol',
   'cwmni buddiant cymunedol cyhoeddus cyfyngedig',
   'cbc',
@@ -92,7 +87,7 @@ export const LEGAL_SUFFIXES: readonly string[] = [
   'inc',
   'llc',
   'sarl',
-  's a r l',
+  'sa rl',
 ];
 
 const SUFFIX_WORDS: readonly (readonly string[])[] = LEGAL_SUFFIXES.map((suffix) => suffix.split(' ')).sort((a, b) => b.length - a.length);
@@ -100,11 +95,15 @@ const SUFFIX_WORDS: readonly (readonly string[])[] = LEGAL_SUFFIXES.map((suffix)
 const endsWith = (words: readonly string[], suffix: readonly string[]) =>
   suffix.every((word, index) => words[words.length - suffix.length + index] === word);
 
+/** Initials written with full stops ("S.O.H.O.", "Y.H", "P.L.C.") read as one word. */
+const DOTTED_INITIALS = /(?<![\p{L}\p{N}])(?:\p{L}\.)+\p{L}(?![\p{L}\p{N}])\.?/gu;
+
 /** Case, accents and punctuation folded; "&" and "+" read as "and"; legal-form suffixes kept. */
 export function foldName(name: string): string {
   const decomposed = name.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
   return Array.from(decomposed, (char) => UNDECOMPOSABLE[char] ?? char)
     .join('')
+    .replace(DOTTED_INITIALS, (initials) => initials.replace(/\./g, ''))
     .replace(/['’‘`´ʼ]/g, '')
     .replace(/[&+]/g, ' and ')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
