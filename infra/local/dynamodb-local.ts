@@ -101,6 +101,10 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  // If this process exits without stop() (process.exit, a fatal error), the Java process must not outlive it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   const endpoint = `http://127.0.0.1:${port}`;
   await waitUntilListening(endpoint, child, () => log);
   return {

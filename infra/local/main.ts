@@ -31,7 +31,7 @@ function banner(runtime: LocalRuntime, seconds: number, inMemory: boolean): stri
     '',
     `Bureau is running at ${runtime.baseUrl} (ready in ${seconds.toFixed(1)} s)`,
     '',
-    `Demo client${disabled ? ' (disabled: enable it with `npx bureau clients enable ' + clientId + '`)' : ''}`,
+    disabled ? `Demo client (disabled: enable it with \`npx bureau clients enable ${clientId}\`)` : 'Demo client',
     `  client_id:     ${clientId}`,
     `  client_secret: ${clientSecret}`,
     '',
