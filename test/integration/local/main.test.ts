@@ -53,7 +53,8 @@ function javaRunningOn(endpoint: string): boolean {
 }
 
 describe('npm start', () => {
-  it('prints the banner, keeps the demo client across restarts and stops cleanly on SIGTERM', async () => {
+  // Two cold starts of Java and the runtime: allow for a busy machine.
+  it('prints the banner, keeps the demo client across restarts and stops cleanly on SIGTERM', { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
     const first = start([], { BUREAU_DATA_DIR: dataDir });
     const banner = await readyBanner(first);
