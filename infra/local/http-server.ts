@@ -5,6 +5,7 @@ import { problem } from '../../shared/http/responses';
 import {
   fromLambdaResult,
   type GatewayIdentity,
+  gatewayRequestId,
   type GatewayResponse,
   MalformedPathError,
   type ReceivedRequest,
@@ -122,7 +123,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const method = (request.method ?? 'GET').toUpperCase();
     const target = request.url ?? '/';
     let result: GatewayResponse;
-    let requestId = '';
+    let requestId = gatewayRequestId();
     try {
       const { path } = splitTarget(target);
       const match = routes.match(method, path);
@@ -164,7 +165,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const port = (server.address() as AddressInfo).port;
     const work = respond(request, response, port).catch((error: unknown) => {
       options.logError?.('request failed', error);
-      if (!response.headersSent) send(response, internalServerError(), '', 'GET');
+      if (!response.headersSent) send(response, internalServerError(), gatewayRequestId(), 'GET');
       else response.destroy();
     });
     inFlight.add(work);

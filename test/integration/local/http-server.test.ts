@@ -151,6 +151,7 @@ describe('local API Gateway (HTTP API, payload 2.0)', () => {
     const wrongMethod = await fetch(`${server.url}/v1/profile/123`, { method: 'DELETE' });
 
     expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('apigw-requestid')).toMatch(/^[A-Za-z0-9+/]{14}==$/);
     expect(await unknown.json()).toMatchObject({ error: 'not_found' });
     expect(wrongMethod.status).toBe(404);
     expect(await wrongMethod.json()).toMatchObject({ error: 'not_found' });
