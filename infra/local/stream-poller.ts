@@ -205,6 +205,8 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
   async function processRecords(shardId: string, records: _Record[]): Promise<'done' | 'stopped'> {
     const queue: PendingBatch[] = [{ records, attempts: 0 }];
     while (queue.length > 0) {
+      // Everything before the queue's head is checkpointed, so stopping here replays nothing handled.
+      if (stopping) return 'stopped';
       const batch = queue[0] as PendingBatch;
       const last = sequenceOf(batch.records[batch.records.length - 1] as _Record);
       const invoked = options.filter
@@ -242,7 +244,6 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       }
       log(`stream: batch failed (attempt ${batch.attempts} of ${maxRetryAttempts + 1}): ${batch.lastReason}`);
       await pause(Math.min(maxRetryDelayMs, retryDelayMs * 2 ** (batch.attempts - 1)));
-      if (stopping) return 'stopped';
     }
     return 'done';
   }
