@@ -67,35 +67,41 @@ async function main(): Promise<number> {
     console.log(`Deleted ${displayPath(dataDir)}/: starting fresh.`);
   }
 
+  // Signals are caught from the start: one arriving while Java boots must still lead to a clean stop.
+  let exitCode: number | undefined;
+  let requestStop: () => void = () => {};
+  const stopRequested = new Promise<void>((resolve) => {
+    requestStop = resolve;
+  });
+  const shutdown = (code: number) => {
+    if (exitCode !== undefined) return;
+    exitCode = code;
+    requestStop();
+  };
+  process.once('SIGINT', () => shutdown(0));
+  process.once('SIGTERM', () => shutdown(0));
+  process.on('uncaughtException', (error) => {
+    console.error('Unexpected error:', error);
+    shutdown(1);
+  });
+  process.on('unhandledRejection', (error) => {
+    console.error('Unexpected error:', error);
+    shutdown(1);
+  });
+
   const started = performance.now();
   const runtime = await startLocalRuntime({ dataDir, inMemory: values['in-memory'] === true });
-  console.log(banner(runtime, (performance.now() - started) / 1000, values['in-memory'] === true));
+  if (exitCode === undefined) console.log(banner(runtime, (performance.now() - started) / 1000, values['in-memory'] === true));
 
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const shutdown = (code: number) => {
-      if (stopping) return;
-      stopping = true;
-      console.log('Stopping…');
-      runtime.stop().then(
-        () => resolve(code),
-        (error: unknown) => {
-          console.error('Stopping failed:', error);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => shutdown(0));
-    process.once('SIGTERM', () => shutdown(0));
-    process.on('uncaughtException', (error) => {
-      console.error('Unexpected error:', error);
-      shutdown(1);
-    });
-    process.on('unhandledRejection', (error) => {
-      console.error('Unexpected error:', error);
-      shutdown(1);
-    });
-  });
+  await stopRequested;
+  console.log('Stopping…');
+  try {
+    await runtime.stop();
+  } catch (error) {
+    console.error('Stopping failed:', error);
+    return 1;
+  }
+  return exitCode ?? 0;
 }
 
 main().then(

@@ -13,8 +13,18 @@ interface Started {
 }
 
 const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+/** SIGTERM lets a runtime stop its Java process; SIGKILL only if it does not exit soon. */
+afterEach(async () => {
+  await Promise.all(
+    children.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 });
 
 /** Runs `npm start`'s entry point the way npm does (tsx), without npm's own process in between. */
@@ -83,6 +93,21 @@ describe('npm start', () => {
     expect(field(again, 'client_secret')).toBe(clientSecret);
     expect(token.status).toBe(200);
     expect(await second.exited).toBe(0);
+  });
+
+  it('stops cleanly when told to while DynamoDB Local is still starting', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
+    const javaForDataDir = () => spawnSync('pgrep', ['-f', `dbPath ${join(dataDir, 'dynamodb')}`]).status === 0;
+    const run = start([], { BUREAU_DATA_DIR: dataDir });
+    const deadline = Date.now() + 20_000;
+    while (!javaForDataDir() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(javaForDataDir()).toBe(true);
+
+    run.child.kill('SIGTERM');
+
+    expect(await run.exited).toBe(0);
+    expect(javaForDataDir()).toBe(false);
+    expect(run.output()).not.toContain('Press Ctrl-C to stop.');
   });
 
   it('says which port is taken and how to choose another, before starting anything', async () => {
