@@ -30,17 +30,6 @@ export interface StartupFacts {
 
 export type StartupHook = (context: StartupContext) => Promise<Partial<StartupFacts>>;
 
-export class DemoSecretMismatchError extends Error {
-  constructor(clientId: string) {
-    super(
-      `BUREAU_DEMO_CLIENT_SECRET is not the secret stored for the demo client "${clientId}", and the client registry ` +
-        'cannot set a chosen secret on an existing client. Unset BUREAU_DEMO_CLIENT_SECRET to keep the stored one, ' +
-        'or start fresh with `npm start -- --fresh` to create the client with the new secret.',
-    );
-    this.name = 'DemoSecretMismatchError';
-  }
-}
-
 const DEMO_CLIENT_NAME = 'Demo client';
 
 interface StoredDemoClient {
@@ -94,9 +83,8 @@ export const ensureDemoClient: StartupHook = async ({ paths, doc, tables, env, l
     result = { clientId: existing.clientId, clientSecret: secret ?? '', disabled: true };
   } else {
     if (!secret || !(await registry.verifyCredentials(existing.clientId, secret))) {
-      if (fixedSecret) throw new DemoSecretMismatchError(existing.clientId);
-      secret = (await registry.rotateSecret(existing.clientId, { graceSeconds: 0 })).secret;
-      log(`The demo client's stored secret no longer matched; it has a new one.`);
+      secret = (await registry.rotateSecret(existing.clientId, { graceSeconds: 0, secret: fixedSecret })).secret;
+      log(fixedSecret ? 'The demo client now uses BUREAU_DEMO_CLIENT_SECRET.' : `The demo client's stored secret no longer matched; it has a new one.`);
     }
     result = { clientId: existing.clientId, clientSecret: secret, disabled: false };
   }

@@ -42,7 +42,8 @@ export interface ClientLookup {
 export interface ClientRegistry extends ClientLookup {
   create(input: CreateClientInput): Promise<{ client: ClientRecord; secret: string }>;
   list(options?: { cursor?: string; limit?: number }): Promise<{ clients: ClientRecord[]; cursor?: string }>;
-  rotateSecret(clientId: string, options: { graceSeconds: number }): Promise<{ secret: string; version: number }>;
+  /** A chosen `secret` replaces the generated one (the local demo client's fixed credentials). */
+  rotateSecret(clientId: string, options: { graceSeconds: number; secret?: string }): Promise<{ secret: string; version: number }>;
   disable(clientId: string): Promise<ClientRecord>;
   enable(clientId: string): Promise<ClientRecord>;
   /** The active client whose current (or still-in-grace) secret this is; undefined otherwise. */
@@ -261,9 +262,9 @@ export class DynamoClientRegistry implements ClientRegistry {
     return page.LastEvaluatedKey && last ? { clients, cursor: encodeCursor(last.clientId) } : { clients };
   }
 
-  async rotateSecret(clientId: string, options: { graceSeconds: number }): Promise<{ secret: string; version: number }> {
+  async rotateSecret(clientId: string, options: { graceSeconds: number; secret?: string }): Promise<{ secret: string; version: number }> {
     const graceSeconds = validGrace(options.graceSeconds);
-    const secret = generateClientSecret();
+    const secret = options.secret === undefined ? generateClientSecret() : validSecret(options.secret);
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const item = await this.load(clientId);
       if (!item) throw new ClientNotFoundError(clientId);

@@ -110,6 +110,18 @@ describe('the client registry', () => {
     expect(await clients.verifyCredentials(client.clientId, rotated.secret)).toBeDefined();
   });
 
+  it('rotates to a chosen secret, and refuses a chosen secret too weak to be one', async () => {
+    const { registry: clients } = registry();
+    const { client } = await clients.create({ name: 'Chosen' });
+    const chosen = `bsk_${'q'.repeat(43)}`;
+
+    const rotated = await clients.rotateSecret(client.clientId, { graceSeconds: 0, secret: chosen });
+
+    expect(rotated.secret).toBe(chosen);
+    expect(await clients.verifyCredentials(client.clientId, chosen)).toBeDefined();
+    await expect(clients.rotateSecret(client.clientId, { graceSeconds: 0, secret: 'short' })).rejects.toMatchObject({ field: 'secret' });
+  });
+
   it('rotates with no grace: the old secret stops at once and expired versions are pruned', async () => {
     const { registry: clients } = registry();
     const { client, secret: first } = await clients.create({ name: 'Leaked' });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DemoSecretMismatchError, ensureDemoClient, publishSigningKeys, type StartupContext } from '../../../infra/local/bootstrap';
+import { ensureDemoClient, publishSigningKeys, type StartupContext } from '../../../infra/local/bootstrap';
 import { localPaths } from '../../../infra/local/paths';
 import { DynamoClientRegistry } from '../../../shared/auth/client-registry';
 import { PublishedJwksStore } from '../../../shared/auth/signing-keys';
@@ -56,13 +56,17 @@ describe('start-up hooks', () => {
     expect(storedDemoClient(context).clientSecret).toBe(after?.clientSecret);
   });
 
-  it('refuse an environment secret that differs from the stored client rather than print a wrong one', async () => {
+  it('switch the stored client to an environment secret that differs from its own', async () => {
     const context = await startupContext({ BUREAU_DEMO_CLIENT_ID: 'ci-demo' });
-    await ensureDemoClient(context);
+    const { demoClient: before } = await ensureDemoClient(context);
+    const fixedSecret = `bsk_${'z'.repeat(43)}`;
+    const changed = { ...context, env: { BUREAU_DEMO_CLIENT_ID: 'ci-demo', BUREAU_DEMO_CLIENT_SECRET: fixedSecret } };
 
-    const changed = { ...context, env: { BUREAU_DEMO_CLIENT_ID: 'ci-demo', BUREAU_DEMO_CLIENT_SECRET: `bsk_${'z'.repeat(43)}` } };
+    const { demoClient: after } = await ensureDemoClient(changed);
 
-    await expect(ensureDemoClient(changed)).rejects.toBeInstanceOf(DemoSecretMismatchError);
+    expect(after).toMatchObject({ clientId: 'ci-demo', clientSecret: fixedSecret, disabled: false });
+    expect(await context.registry.verifyCredentials('ci-demo', fixedSecret)).toBeDefined();
+    expect(await context.registry.verifyCredentials('ci-demo', before?.clientSecret as string)).toBeUndefined();
   });
 
   it('report a disabled demo client instead of re-enabling it', async () => {
