@@ -43,6 +43,9 @@ export interface FunctionSpec {
   readonly timeoutSeconds?: number;
 }
 
+/** What a function gets when its spec sets no memory or timeout, deployed and local alike. */
+export const FUNCTION_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 } as const;
+
 /** Partition-key prefixes of the clients table that the request path may write. */
 export const RATE_LIMIT_KEY_PREFIX = 'RATE#';
 export const SIGNING_KEYS_KEY_PREFIX = 'SIGNING_KEYS';

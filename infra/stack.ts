@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type FunctionSpec, functions as catalogue } from './catalogue';
+import { FUNCTION_DEFAULTS, type FunctionSpec, functions as catalogue } from './catalogue';
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
@@ -48,8 +48,8 @@ export class BureauStack extends Stack {
         entry: join(repositoryRoot, spec.entry),
         description: spec.description,
         projectRoot: repositoryRoot,
-        memorySize: spec.memoryMb,
-        timeout: spec.timeoutSeconds === undefined ? undefined : Duration.seconds(spec.timeoutSeconds),
+        memorySize: spec.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
+        timeout: Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
         environment: {
           TOKEN_ISSUER: props.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
           TOKEN_AUDIENCE: props.tokenAudience ?? DEFAULT_TOKEN_AUDIENCE,

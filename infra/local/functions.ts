@@ -1,15 +1,12 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import type { FunctionSpec } from '../catalogue';
+import { FUNCTION_DEFAULTS, type FunctionSpec } from '../catalogue';
 import { createLambdaContext } from './lambda-context';
 
 /** Where a local function says it runs; only visible in ARNs and the context object. */
 export const LOCAL_ACCOUNT_ID = '000000000000';
 
-/** The deployed functions' defaults (BureauFunction in infra/constructs) when the catalogue sets none. */
-const DEFAULT_TIMEOUT_SECONDS = 10;
-const DEFAULT_MEMORY_MB = 512;
 
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -46,8 +43,8 @@ export class LocalFunction {
 
   constructor(options: LocalFunctionOptions) {
     this.functionName = options.functionName;
-    this.timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    this.memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB;
+    this.timeoutSeconds = options.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds;
+    this.memoryMb = options.memoryMb ?? FUNCTION_DEFAULTS.memoryMb;
     this.region = options.region ?? process.env.AWS_REGION ?? 'eu-west-2';
     const entry = isAbsolute(options.entry) ? options.entry : resolve(options.root ?? process.cwd(), options.entry);
     this.entryUrl = pathToFileURL(entry).href;
