@@ -103,10 +103,11 @@ Examples:
     .command('rotate-secret')
     .description("issue a new secret; the old one keeps working for the grace period, and the client's tokens are revoked")
     .argument('<clientId>', 'the client')
-    .option('--grace <duration>', 'how long the old secret keeps working: 0, 30m, 24h, 7d', graceOption, parseDuration(DEFAULT_GRACE))
+    .option('--grace <duration>', `how long the old secret keeps working: 0, 30m, 24h, 7d (default: ${DEFAULT_GRACE})`, graceOption)
     .option('--json', 'print JSON')
-    .action(async (clientId: string, options: { grace: number; json?: boolean }) => {
+    .action(async (clientId: string, options: { grace?: number; json?: boolean }) => {
       const registry = await registryOf(context);
+      options.grace ??= parseDuration(DEFAULT_GRACE);
       const { secret, version } = await registry.rotateSecret(clientId, { graceSeconds: options.grace });
       if (options.json) {
         context.io.out(JSON.stringify({ clientId, clientSecret: secret, version, graceSeconds: options.grace }, null, 2));
