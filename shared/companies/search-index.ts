@@ -136,10 +136,22 @@ export function indexItemsOf(entry: SearchEntry): IndexItem[] {
 
 export const keyId = (key: ItemKey) => `${key.pk}\u0000${key.sk}`;
 
-/** DynamoDB orders string keys by their UTF-8 bytes, which differs from JS `<` beyond the BMP. */
+/**
+ * DynamoDB orders string keys by their UTF-8 bytes, that is by code point. UTF-16 code units give
+ * the same order except that surrogates (U+D800–DFFF, halves of characters beyond U+FFFF) must rank
+ * above U+E000–FFFF: comparing unit by unit with that one correction avoids encoding every key.
+ */
 export function compareKeys(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  const shorter = Math.min(a.length, b.length);
+  for (let i = 0; i < shorter; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
 }
+
+const codePointRank = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);
 
 export interface IndexChanges {
   readonly puts: readonly IndexItem[];

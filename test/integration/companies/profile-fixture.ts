@@ -41,8 +41,8 @@ export function profileContent(fixture: ProfileFixture): ProfileContent {
     },
     riskOfFailure: { level: fixture.riskLevel ?? 'Low', score: 12, assessedOn: '2024-02-01', drivers: ['new company'] },
     creditCapacity: {
-      creditLimit: { amountMinor: 250_000, currency },
-      tradeLimit: { amountMinor: 500_000, currency },
+      creditLimit: { amountMinor: 500_000, currency },
+      tradeLimit: { amountMinor: 250_000, currency },
       assessedOn: '2024-02-01',
     },
     earlySignals: { signals: [] },

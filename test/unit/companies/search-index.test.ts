@@ -103,3 +103,14 @@ describe('index changes between two versions of a company', () => {
     expect(changes.puts.map((item) => item.sk).sort()).toEqual(['15380840', 'cpa fences#15380840', 'cpa#cpa fences#15380840', 'fences#cpa fences#15380840']);
   });
 });
+
+describe('key order', () => {
+  it('agrees with UTF-8 byte order across ASCII, accented, high-BMP and astral characters', () => {
+    const samples = ['a', 'ab', 'a#b', 'a b', 'é', 'z', '\u{E000}', '\u{FFFD}', '\u{FFFF}', '\u{10000}', '\u{1F600}', '\u{10FFFF}', 'abc\u{1F600}', 'abc\u{FFFD}', ''];
+    for (const a of samples) {
+      for (const b of samples) {
+        expect(Math.sign(compareKeys(a, b)), `${a} vs ${b}`).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      }
+    }
+  });
+});

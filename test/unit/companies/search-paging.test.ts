@@ -1,36 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { indexedNameOf, type KeyRange, type NameIndex, type PartitionPage } from '../../../shared/companies/company-store';
+import { indexedNameOf, type NameIndex } from '../../../shared/companies/company-store';
 import { MAX_READ_ROUNDS, type SearchItem, searchCompanies } from '../../../shared/companies/search';
-import { compareKeys, type IndexItem, indexItemsOf, SHARD_COUNT, type SearchEntry } from '../../../shared/companies/search-index';
+import { SHARD_COUNT } from '../../../shared/companies/search-index';
+import { MemoryNameIndex } from '../../integration/companies/memory-name-index';
+import { profileContent } from '../../integration/companies/profile-fixture';
 
-/** The index held in memory with DynamoDB's range semantics, counting the partition reads a search makes. */
-class MemoryNameIndex implements NameIndex {
-  readonly partitions = new Map<string, IndexItem[]>();
-  private readonly entries = new Map<string, SearchEntry>();
-  reads = 0;
-
-  constructor(names: readonly [string, string][]) {
-    for (const [companyNumber, name] of names) {
-      const entry: SearchEntry = { jurisdiction: 'GB', companyNumber, name, status: 'active', type: 'ltd', incorporatedOn: null, ...indexedNameOf(name) };
-      this.entries.set(companyNumber, entry);
-      for (const item of indexItemsOf(entry)) this.partitions.set(item.pk, [...(this.partitions.get(item.pk) ?? []), item]);
-    }
-    for (const items of this.partitions.values()) items.sort((a, b) => compareKeys(a.sk, b.sk));
-  }
-
-  async queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {
-    this.reads++;
-    const inRange = (this.partitions.get(pk) ?? []).filter(
-      (item) => item.sk.startsWith(range.prefix) && (range.after === undefined || compareKeys(item.sk, range.after) >= 0),
-    );
-    const page = inRange.slice(0, limit);
-    return { items: page.filter((item) => item.sk !== range.after), more: inRange.length > limit };
-  }
-
-  async entryByNumber(_jurisdiction: 'GB' | 'IE', companyNumber: string): Promise<SearchEntry | undefined> {
-    return this.entries.get(companyNumber);
-  }
-}
+const indexOf = (names: readonly [string, string][]) => new MemoryNameIndex(names.map(([companyNumber, name]) => profileContent({ companyNumber, name })));
 
 /** Deterministic pseudo-random numbers, so a failure replays. */
 function random(seed: number): () => number {
@@ -64,7 +39,7 @@ describe('search paging', () => {
     const name = Array.from({ length }, () => words[Math.floor(next() * words.length)]).join(' ');
     return [String(20_000_000 + i), `${name} Ltd`];
   });
-  const index = new MemoryNameIndex(names);
+  const index = indexOf(names);
 
   it('returns the same results in the same order whatever the page sizes, each company once', async () => {
     for (const q of ['north star', 'nor', 'star trad', 'green', 'a', 'and holdings', 'no']) {
@@ -94,7 +69,7 @@ describe('search paging', () => {
   });
 
   it('bounds the reads of one request and returns a short page with a cursor when most of what it reads is filtered out', async () => {
-    const crowded = new MemoryNameIndex([
+    const crowded = indexOf([
       ...Array.from({ length: 3000 }, (_, i): [string, string] => [String(30_000_000 + i), `Workshop ${i} Ltd`]),
       ['39999998', 'Zulu Workshop Ltd'],
       ['39999999', 'Workshop Zulu Ltd'],
