@@ -18,7 +18,7 @@ export function profileContent(fixture: ProfileFixture): ProfileContent {
     name: fixture.name,
     dataSource: 'demo',
     overview: {
-      companyType: 'Private limited company',
+      companyType: 'ltd',
       companySubtype: null,
       incorporatedOn: '2024-01-02',
       dissolvedOn: null,
@@ -27,7 +27,7 @@ export function profileContent(fixture: ProfileFixture): ProfileContent {
       sizeBand: 'micro',
       complexity: 'simple',
       maturity: 'new',
-      employeesBand: '1-9',
+      employeesBand: '0-9',
     },
     tradingStatus: { status: fixture.status ?? 'active', registerStatus: 'Active', since: '2024-01-02' },
     filingBehaviour: {

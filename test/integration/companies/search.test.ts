@@ -69,7 +69,7 @@ describe('searchCompanies on DynamoDB Local', () => {
       jurisdiction: 'GB',
       name: 'Harbour Lights Ltd',
       status: 'active',
-      type: 'Private limited company',
+      type: 'ltd',
       incorporatedOn: '2024-01-02',
       match: { type: 'exact' },
     });
