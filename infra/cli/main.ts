@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ClientRegistryError } from '../../shared/auth/client-registry';
 import { JavaMissingError } from '../local/dynamodb-local';
 import { registerClientCommands } from './commands/clients';
+import { registerCompanyCommands } from './commands/companies';
 import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
 import { resolveTarget, TargetError } from './target';
 
@@ -45,6 +46,7 @@ Examples:
     );
   // Each group registers itself here; subcommands inherit the output and exit settings above.
   registerClientCommands(program, context);
+  registerCompanyCommands(program, context);
   return program;
 }
 

@@ -173,17 +173,11 @@ export async function detectImportFormat(path: string): Promise<ImportFormat> {
 export interface ImportSource {
   readonly format: ImportFormat;
   readonly records: AsyncIterable<ImportRecord>;
-  /** Bytes of the file read so far: progress against its size. */
-  bytesRead(): number;
 }
 
 /** Opens a file for import in the format it holds; CSV rows get their demo blocks from `seed`. */
 export async function openImportFile(path: string, options: { seed?: number } = {}): Promise<ImportSource> {
   const format = await detectImportFormat(path);
   const stream = createReadStream(path);
-  return {
-    format,
-    records: format === 'ndjson' ? readNdjsonProfiles(stream) : readRegisterCsv(stream, { seed: options.seed }),
-    bytesRead: () => stream.bytesRead,
-  };
+  return { format, records: format === 'ndjson' ? readNdjsonProfiles(stream) : readRegisterCsv(stream, { seed: options.seed }) };
 }

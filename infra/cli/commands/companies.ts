@@ -1,0 +1,161 @@
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import cliProgress from 'cli-progress';
+import { type Command, InvalidArgumentError } from 'commander';
+import { DynamoCompanyStore } from '../../../shared/companies/company-store';
+import {
+  DEFAULT_IMPORT_BATCH_SIZE,
+  DEFAULT_IMPORT_CONCURRENCY,
+  type ImportResult,
+  type ImportSource,
+  type ImportStats,
+  importProfiles,
+  openImportFile,
+  UnsupportedImportFileError,
+} from '../../../shared/companies/import';
+import type { CliContext, CliIo } from '../context';
+
+/** Plain progress lines (no terminal) come at most this often. */
+const PROGRESS_LINE_INTERVAL_MS = 2000;
+/** Rejected rows listed after the summary; --json prints every kept one. */
+const REJECTS_SHOWN = 20;
+
+function wholeNumberOption(minimum: number, maximum: number) {
+  return (text: string): number => {
+    if (!/^\d{1,6}$/.test(text) || Number(text) < minimum || Number(text) > maximum) {
+      throw new InvalidArgumentError(`use a whole number from ${minimum} to ${maximum}`);
+    }
+    return Number(text);
+  };
+}
+
+const countsText = (stats: ImportStats) =>
+  `${stats.read} rows read: ${stats.created} created, ${stats.updated} updated, ${stats.unchanged} unchanged, ${stats.rejected} rejected`;
+
+interface ProgressReporter {
+  update(stats: ImportStats): void;
+  stop(): void;
+}
+
+/**
+ * Records in the file, counted as lines before the import starts (a CSV header is not a record;
+ * a quoted CSV field spanning lines makes this an estimate): what the progress is measured against.
+ */
+async function countRecords(path: string, format: ImportSource['format']): Promise<number> {
+  let lines = 0;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1] as number;
+  }
+  if (last !== 0x0a) lines++;
+  return Math.max(0, format === 'csv' ? lines - 1 : lines);
+}
+
+const doneOf = (stats: ImportStats) => stats.created + stats.updated + stats.unchanged + stats.rejected;
+
+/** A bar on a terminal; elsewhere (pipes, CI logs) a plain line every couple of seconds. */
+function progressReporter(io: CliIo, records: number, terminal: boolean): ProgressReporter {
+  if (terminal) {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: 'importing [{bar}] {percentage}% | {value}/{total} rows | {created} created, {updated} updated, {unchanged} unchanged, {rejected} rejected | ETA {eta_formatted}',
+        hideCursor: true,
+        stream: process.stderr,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(records, 0, { created: 0, updated: 0, unchanged: 0, rejected: 0 });
+    return {
+      update: (stats) => {
+        if (doneOf(stats) > records) bar.setTotal(doneOf(stats));
+        bar.update(doneOf(stats), { ...stats });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let last = Date.now();
+  return {
+    update: (stats) => {
+      if (Date.now() - last < PROGRESS_LINE_INTERVAL_MS) return;
+      last = Date.now();
+      const done = doneOf(stats);
+      const total = Math.max(done, records);
+      io.err(`progress: ${done} of ${total} rows (${Math.floor((100 * done) / Math.max(1, total))}%): ${stats.created} created, ${stats.updated} updated, ${stats.unchanged} unchanged, ${stats.rejected} rejected`);
+    },
+    stop: () => {},
+  };
+}
+
+function printSummary(io: CliIo, file: string, source: ImportSource, where: string, result: ImportResult, seconds: number): void {
+  const rate = seconds > 0 ? Math.round(result.read / seconds) : result.read;
+  io.out(`Imported ${basename(file)} (${source.format}) into ${where} in ${seconds.toFixed(1)} s (${rate} rows/s)`);
+  io.out(countsText(result));
+  if (result.errors.length === 0) return;
+  io.err('Rejected rows:');
+  for (const error of result.errors.slice(0, REJECTS_SHOWN)) io.err(`  line ${error.line}: ${error.message}`);
+  if (result.rejected > REJECTS_SHOWN) io.err(`  … and ${result.rejected - REJECTS_SHOWN} more (run with --json to see up to ${result.errors.length})`);
+}
+
+/** `bureau companies …`: load company profiles. */
+export function registerCompanyCommands(program: Command, context: CliContext): void {
+  const companies = program
+    .command('companies')
+    .description('load company profiles')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ bureau companies import data/gb-companies-2024-01.csv
+  $ bureau companies import profiles.ndjson --concurrency 8 --batch-size 50
+  $ bureau --stack Bureau --region eu-west-2 companies import profiles.jsonl --json`,
+    );
+
+  companies
+    .command('import')
+    .description(
+      'import profiles from an NDJSON file (.ndjson/.jsonl: one profile document per line) or a Companies House register CSV (.csv: demo blocks derived per row); unchanged profiles are not rewritten',
+    )
+    .argument('<file>', 'the file to import')
+    .option('--concurrency <batches>', 'batches written at once', wholeNumberOption(1, 64), DEFAULT_IMPORT_CONCURRENCY)
+    .option('--batch-size <profiles>', 'profiles per batch', wholeNumberOption(1, 100), DEFAULT_IMPORT_BATCH_SIZE)
+    .option('--seed <seed>', 'seed of the demo blocks derived for CSV rows', wholeNumberOption(0, 999_999), 0)
+    .option('--no-progress', 'print no progress while importing')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExit status: 0 when every row was imported, 1 when rows were rejected (the others are imported) or the file cannot be read.')
+    .action(
+      async (
+        file: string,
+        options: { concurrency: number; batchSize: number; seed: number; progress: boolean; json?: boolean },
+        command: Command,
+      ) => {
+        let source: ImportSource;
+        try {
+          source = await openImportFile(file, { seed: options.seed });
+        } catch (error) {
+          const reason = error instanceof UnsupportedImportFileError ? error.message : `cannot read ${file}: ${(error as Error).message}`;
+          return command.error(`error: ${reason}`, { exitCode: 1, code: 'bureau.companies.unreadable' });
+        }
+        const target = await context.target();
+        const store = new DynamoCompanyStore(target.doc, target.tables.companies);
+        const progress =
+          options.progress && !options.json ? progressReporter(context.io, await countRecords(file, source.format), process.stderr.isTTY === true) : undefined;
+        const started = Date.now();
+        let result: ImportResult;
+        try {
+          result = await importProfiles(source.records, store, {
+            concurrency: options.concurrency,
+            batchSize: options.batchSize,
+            onProgress: (stats) => progress?.update(stats),
+          });
+        } finally {
+          progress?.stop();
+        }
+        if (options.json) context.io.out(JSON.stringify({ file, format: source.format, ...result }, null, 2));
+        else printSummary(context.io, file, source, target.description, result, (Date.now() - started) / 1000);
+        if (result.rejected > 0) {
+          command.error(`error: ${result.rejected} row(s) rejected; every other row was imported`, { exitCode: 1, code: 'bureau.companies.rejected' });
+        }
+      },
+    );
+}

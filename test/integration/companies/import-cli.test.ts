@@ -1,0 +1,88 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TargetFactory } from '../../../infra/cli/context';
+import { run } from '../../../infra/cli/main';
+import { DynamoCompanyStore } from '../../../shared/companies/company-store';
+import { companiesTable } from '../../../shared/storage/tables';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+import { profileContent } from './profile-fixture';
+
+const workDir = mkdtempSync(join(tmpdir(), 'bureau-import-cli-'));
+let tables: TestTables;
+let store: DynamoCompanyStore;
+
+beforeAll(async () => {
+  tables = await createTestTables([{ ...companiesTable, stream: undefined }]);
+  store = new DynamoCompanyStore(tables.doc, tables.names.companies as string);
+});
+
+const target: TargetFactory = async () => ({
+  doc: tables.doc,
+  tables: { clients: 'unused', companies: tables.names.companies as string, watches: 'unused' },
+  description: 'the test tables',
+  close: async () => {},
+});
+
+async function bureau(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { io: { out: (line) => out.push(line), err: (line) => err.push(line) }, resolveTarget: target, env: {} });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+function file(name: string, text: string): string {
+  const path = join(workDir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('bureau companies import', () => {
+  it('imports a register CSV, prints a summary and exits 0', async () => {
+    const lines = (await readFile('/work/shared/data/gb-companies-2024-01.csv', 'utf8')).split('\n').slice(0, 11);
+    const path = file('ten.csv', lines.join('\n'));
+
+    const outcome = await bureau('companies', 'import', path, '--no-progress');
+
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain('Imported ten.csv (csv) into the test tables');
+    expect(outcome.stdout).toContain('10 rows read: 10 created, 0 updated, 0 unchanged, 0 rejected');
+    expect((await store.get('GB', '15380840'))?.name).toBe('CPA GATES LTD');
+  });
+
+  it('lists rejected rows and exits 1, having imported the others', async () => {
+    const good = profileContent({ companyNumber: '17000001', name: 'Cli Good Ltd' });
+    const path = file('mixed.ndjson', [JSON.stringify(good), '{oops', JSON.stringify({ ...good, companyNumber: 'nope' })].join('\n'));
+
+    const outcome = await bureau('companies', 'import', path, '--batch-size', '2');
+
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toContain('3 rows read: 1 created, 0 updated, 0 unchanged, 2 rejected');
+    expect(outcome.stderr).toContain('line 2: not valid JSON');
+    expect(outcome.stderr).toContain('line 3: companyNumber');
+    expect(outcome.stderr).toContain('2 row(s) rejected');
+    expect(await store.get('GB', '17000001')).toBeDefined();
+  });
+
+  it('prints the result as JSON with --json and reports unchanged profiles on a second run', async () => {
+    const path = file('one.jsonl', `${JSON.stringify(profileContent({ companyNumber: '17000002', name: 'Cli Json Ltd' }))}\n`);
+    await bureau('companies', 'import', path);
+
+    const outcome = await bureau('companies', 'import', path, '--json');
+
+    expect(outcome.code).toBe(0);
+    expect(JSON.parse(outcome.stdout)).toEqual({ file: path, format: 'ndjson', read: 1, created: 0, updated: 0, unchanged: 1, rejected: 0, errors: [] });
+  });
+
+  it('refuses a missing file, a file of unknown kind and bad options with exit 1', async () => {
+    const missing = await bureau('companies', 'import', join(workDir, 'absent.csv'));
+    const unknown = await bureau('companies', 'import', file('notes.txt', 'hello'));
+    const badOption = await bureau('companies', 'import', file('x.csv', ''), '--concurrency', '0');
+
+    expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining('cannot read') });
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('.ndjson or .jsonl') });
+    expect(badOption).toMatchObject({ code: 1, stderr: expect.stringContaining('whole number from 1 to 64') });
+  });
+});
