@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -178,6 +177,7 @@ export interface ImportSource {
 /** Opens a file for import in the format it holds; CSV rows get their demo blocks from `seed`. */
 export async function openImportFile(path: string, options: { seed?: number } = {}): Promise<ImportSource> {
   const format = await detectImportFormat(path);
-  const stream = createReadStream(path);
+  // Opening here, not lazily in the stream, makes a missing or unreadable file fail now.
+  const stream = (await open(path, 'r')).createReadStream();
   return { format, records: format === 'ndjson' ? readNdjsonProfiles(stream) : readRegisterCsv(stream, { seed: options.seed }) };
 }
