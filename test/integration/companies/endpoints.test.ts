@@ -172,7 +172,7 @@ describe('GET /v1/profile/{companyNumber}', () => {
   });
 
   it('answers 304 with the ETag to a matching If-None-Match, in strong, weak, list and wildcard forms', async () => {
-    const { etag } = (await get('654321', { jurisdiction: 'IE' })).headers as Record<string, string>;
+    const { etag } = (await get('654321', { jurisdiction: 'IE' })).headers as { etag: string };
 
     for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const response = await get('654321', { jurisdiction: 'IE' }, { 'if-none-match': header });
@@ -184,7 +184,7 @@ describe('GET /v1/profile/{companyNumber}', () => {
   });
 
   it('records the watch on a 304 too', async () => {
-    const { etag } = (await get('SC000777', {}, {}, 'client-p4')).headers as Record<string, string>;
+    const { etag } = (await get('SC000777', {}, {}, 'client-p4')).headers as { etag: string };
     now = new Date('2024-05-02T08:00:00.000Z');
 
     await get('SC000777', {}, { 'if-none-match': etag }, 'client-p4');
