@@ -69,6 +69,8 @@ export const MAX_READ_ROUNDS = 5;
 const FILTERED_READ_SIZE = 50;
 const CURSOR_VERSION = 1;
 const MAX_CURSOR_LENGTH = 4096;
+/** DynamoDB refuses a longer sort-key value in a key condition. */
+const MAX_SORT_KEY_BYTES = 1024;
 
 interface Plan {
   readonly jurisdiction: Jurisdiction;
@@ -250,7 +252,9 @@ function decodeCursor(cursor: string, plan: Plan): Position {
   if (typeof t !== 'string' || !TIERS.includes(t as Tier)) throw new InvalidCursorError('The cursor is not one this API issued');
   const tier = t as Tier;
   if (a === undefined) return { tier };
-  if (typeof a !== 'string' || a === '' || !a.startsWith(readerPrefix(plan, tier))) throw new InvalidCursorError('The cursor is not one this API issued');
+  if (typeof a !== 'string' || a === '' || Buffer.byteLength(a, 'utf8') > MAX_SORT_KEY_BYTES || !a.startsWith(readerPrefix(plan, tier))) {
+    throw new InvalidCursorError('The cursor is not one this API issued');
+  }
   return { tier, after: a };
 }
 

@@ -19,7 +19,7 @@ let watches: DynamoWatchStore;
 let now = new Date('2024-05-01T12:00:00.000Z');
 
 beforeAll(async () => {
-  tables = await createTestTables([companiesTable, watchesTable]);
+  tables = await createTestTables([{ ...companiesTable, stream: undefined }, watchesTable]);
   companies = new DynamoCompanyStore(tables.doc, tables.names.companies as string);
   watches = new DynamoWatchStore(tables.doc, tables.names.watches as string);
   await companies.saveMany([

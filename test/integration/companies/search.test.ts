@@ -28,7 +28,8 @@ const companies: [Jurisdiction, string, string][] = [
 ];
 
 beforeAll(async () => {
-  const tables = await createTestTables([companiesTable]);
+  // Search needs no stream; stream records slow the shared DynamoDB Local down for every later test.
+  const tables = await createTestTables([{ ...companiesTable, stream: undefined }]);
   store = new DynamoCompanyStore(tables.doc, tables.names.companies as string);
   const results = await store.saveMany(
     companies.map(([jurisdiction, companyNumber, name]) => profileContent({ jurisdiction, companyNumber, name })),
@@ -165,6 +166,7 @@ describe('searchCompanies on DynamoDB Local', () => {
       ['quay works', Buffer.from('[1,2]').toString('base64url')],
       ['quay works', Buffer.from(JSON.stringify({ ...decoded, v: 2 })).toString('base64url')],
       ['quay works', Buffer.from(JSON.stringify({ ...decoded, t: 'everything' })).toString('base64url')],
+      ['quay works', Buffer.from(JSON.stringify({ ...decoded, a: `quay works ${'z'.repeat(1100)}` })).toString('base64url')],
       ['harbour lights', cursor],
     ] as const) {
       await expect(searchCompanies(store, { q, jurisdiction: 'GB', limit: 5, cursor: bad })).rejects.toBeInstanceOf(InvalidCursorError);
