@@ -87,6 +87,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
     String(port),
     // One database regardless of access key and region: the CLI and the server must see the same tables.
     '-sharedDb',
+    // Nothing leaves this machine.
+    '-disableTelemetry',
   ];
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });

@@ -38,7 +38,8 @@ function banner(runtime: LocalRuntime, seconds: number, inMemory: boolean): stri
     `  curl -s -X POST ${runtime.baseUrl}/v1/oauth/token -H 'content-type: application/json' \\`,
     `    -d '${tokenRequest}'`,
     'Then call the API with it:',
-    `  curl -H "Authorization: Bearer $TOKEN" '${runtime.baseUrl}/v1/search?q=acme&jurisdiction=GB'`,
+    `  curl -H "Authorization: Bearer $TOKEN" '${runtime.baseUrl}/v1/search?q=CPA%20GATES&jurisdiction=GB'`,
+    `  curl -H "Authorization: Bearer $TOKEN" '${runtime.baseUrl}/v1/profile/15380840?jurisdiction=GB'`,
     '',
     inMemory
       ? 'Data is in memory: it goes when this stops.'
@@ -89,7 +90,7 @@ async function main(): Promise<number> {
   });
 
   const started = performance.now();
-  const runtime = await startLocalRuntime({ dataDir, inMemory: values['in-memory'] === true });
+  const runtime = await startLocalRuntime({ dataDir, inMemory: values['in-memory'] === true, seedDemoData: true });
   if (exitCode === undefined) console.log(banner(runtime, (performance.now() - started) / 1000, values['in-memory'] === true));
 
   await stopRequested;

@@ -3,8 +3,9 @@ import { createServer } from 'node:net';
 import { functions } from '../catalogue';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { allTables } from '../../shared/storage/tables';
+import { allTables, companiesTable } from '../../shared/storage/tables';
 import { type DemoClient, runStartupHooks } from './bootstrap';
+import { type SeedOutcome, seedDemoCompanies } from './seed';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionFromSpec } from './functions';
@@ -21,6 +22,8 @@ export interface LocalRuntimeOptions {
   readonly inMemory?: boolean;
   /** No request log lines and only warnings from the functions' loggers. */
   readonly quiet?: boolean;
+  /** Load the demo companies on first start (npm start does; tests load what they need). */
+  readonly seedDemoData?: boolean;
   readonly log?: (line: string) => void;
   readonly logError?: (message: string, error: unknown) => void;
 }
@@ -41,6 +44,8 @@ export interface LocalRuntime {
   readonly env: Readonly<Record<string, string>>;
   readonly demoClient: DemoClient;
   readonly dataDir: string;
+  /** Settles when the background load of the demo companies ends ('skipped' when not asked for). */
+  readonly seeding: Promise<SeedOutcome | 'skipped' | 'failed'>;
   stop(): Promise<void>;
 }
 
@@ -204,7 +209,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
     cleanups.push(applyEnvironment(env, []));
 
-    const { demoClient } = await runStartupHooks({ paths, doc: createDocumentClient(client), tables, env: process.env, log });
+    const doc = createDocumentClient(client);
+    const { demoClient } = await runStartupHooks({ paths, doc, tables, env: process.env, log });
 
     const routes: HttpRoute[] = functions.flatMap((spec) => {
       const target = localFunctionFromSpec(spec, repositoryRoot, region);
@@ -212,6 +218,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     });
     const http = await startHttpServer({ port: requestedPort, routes, log: options.quiet ? undefined : log, logError });
     cleanups.push(() => http.stop());
+
+    // Loaded behind the running API: on DynamoDB Local every write is synced to disk, so the first
+    // load takes minutes, and the API is useful (tokens, clients, the rows already in) meanwhile.
+    const seedAbort = new AbortController();
+    const seeding: LocalRuntime['seeding'] = options.seedDemoData
+      ? seedDemoCompanies({ doc, tableName: tables[companiesTable.id] as string, log, signal: seedAbort.signal }).catch((error: unknown) => {
+          logError('Loading the demo companies failed; the next start tries again', error);
+          return 'failed' as const;
+        })
+      : Promise.resolve('skipped' as const);
+    cleanups.push(async () => {
+      seedAbort.abort();
+      await seeding;
+    });
 
     const info: RuntimeInfo = {
       pid: process.pid,
@@ -236,6 +256,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       env,
       demoClient,
       dataDir: paths.root,
+      seeding,
       stop: () => {
         stopping ??= stopAll();
         return stopping;

@@ -1,0 +1,95 @@
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoCompanyStore } from '../../shared/companies/company-store';
+import { generateIrishCompanies } from '../../shared/companies/ie-generator';
+import { type ImportRecord, type ImportStats, importProfiles } from '../../shared/companies/import';
+import { readRegisterCsv } from '../../shared/companies/register-csv';
+import { repositoryRoot } from './paths';
+
+export interface DemoDataset {
+  /** Changing the dataset changes the id, so a data folder seeded with an older one is topped up. */
+  readonly id: string;
+  readonly gbFile: string;
+  /** Records in gbFile, for the progress lines. */
+  readonly gbRows: number;
+  readonly ieCount: number;
+}
+
+/** What the local runtime loads on first start: the real GB register sample and generated IE companies. */
+export const demoDataset: DemoDataset = {
+  id: 'gb-companies-2024-01+ie-generated-5000',
+  gbFile: join(repositoryRoot, 'data', 'gb-companies-2024-01.csv'),
+  gbRows: 16_305,
+  ieCount: 5_000,
+};
+
+/** Lives beside the profiles so that it goes wherever the database goes (fresh, in memory, restored). */
+const markerKeyOf = (dataset: DemoDataset) => ({ pk: 'META#SEED', sk: dataset.id });
+const PROGRESS_INTERVAL_MS = 2_000;
+
+/** The GB sample first: it is what people try first. Stops yielding once `signal` aborts. */
+async function* demoRecords(dataset: DemoDataset, signal: AbortSignal): AsyncGenerator<ImportRecord> {
+  for await (const record of readRegisterCsv(createReadStream(dataset.gbFile))) {
+    if (signal.aborted) return;
+    yield record;
+  }
+  let line = 0;
+  for (const profile of generateIrishCompanies(dataset.ieCount)) {
+    if (signal.aborted) return;
+    yield { line: ++line, profile };
+  }
+}
+
+function progressLine(stats: ImportStats, total: number, startedMs: number): string {
+  const done = stats.created + stats.updated + stats.unchanged + stats.rejected;
+  const seconds = (Date.now() - startedMs) / 1000;
+  const rate = done / Math.max(seconds, 0.001);
+  const left = Math.max(0, Math.ceil((total - done) / Math.max(rate, 1)));
+  return `  loading demo companies: ${done.toLocaleString('en-GB')} of ${total.toLocaleString('en-GB')} (${Math.min(100, Math.floor((100 * done) / total))}%), ${Math.round(rate)}/s, about ${left} s left`;
+}
+
+export type SeedOutcome = 'loaded' | 'present' | 'interrupted';
+
+export interface SeedOptions {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly log: (line: string) => void;
+  /** Stops the load between batches (the runtime stopping); what was written stays. */
+  readonly signal: AbortSignal;
+  readonly dataset?: DemoDataset;
+}
+
+/**
+ * Loads the demo companies once per database. The marker is written only after the whole import
+ * succeeded, so an interrupted first start simply imports again; rows already stored are unchanged
+ * and cost a read, not a write. Returns whether anything had to be loaded.
+ */
+export async function seedDemoCompanies({ doc, tableName, log, signal, dataset = demoDataset }: SeedOptions): Promise<SeedOutcome> {
+  const markerKey = markerKeyOf(dataset);
+  const marker = await doc.send(new GetCommand({ TableName: tableName, Key: markerKey, ConsistentRead: true }));
+  if (marker.Item) return 'present';
+
+  const total = dataset.gbRows + dataset.ieCount;
+  log(`Loading ${total.toLocaleString('en-GB')} demo companies (the GB register sample in data/, then generated IE companies).`);
+  log('This happens on the first start only and runs in the background: search finds more as it loads.');
+  const started = Date.now();
+  let lastLine = started;
+  const result = await importProfiles(demoRecords(dataset, signal), new DynamoCompanyStore(doc, tableName), {
+    concurrency: 8,
+    onProgress: (stats) => {
+      if (Date.now() - lastLine < PROGRESS_INTERVAL_MS || signal.aborted) return;
+      lastLine = Date.now();
+      log(progressLine(stats, total, started));
+    },
+  });
+  if (signal.aborted) return 'interrupted';
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  log(
+    `Demo companies loaded in ${seconds} s: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged; ` +
+      `${result.rejected} malformed rows of the sample skipped (see data/README.md).`,
+  );
+  const { errors: _kept, ...counts } = result;
+  await doc.send(new PutCommand({ TableName: tableName, Item: { ...markerKey, seededAt: new Date().toISOString(), ...counts } }));
+  return 'loaded';
+}
