@@ -76,7 +76,8 @@ export async function seedDemoCompanies({ doc, tableName, log, signal, dataset =
   const started = Date.now();
   let lastLine = started;
   const result = await importProfiles(demoRecords(dataset, signal), new DynamoCompanyStore(doc, tableName), {
-    concurrency: 8,
+    // Two batches of 25 transactions keep within the SDK's 50 sockets, which DynamoDB Local cannot outpace anyway.
+    concurrency: 2,
     onProgress: (stats) => {
       if (Date.now() - lastLine < PROGRESS_INTERVAL_MS || signal.aborted) return;
       lastLine = Date.now();

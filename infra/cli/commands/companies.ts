@@ -52,6 +52,8 @@ async function countRecords(path: string, format: ImportSource['format']): Promi
   return Math.max(0, format === 'csv' ? lines - 1 : lines);
 }
 
+const rateOf = (done: number, startedMs: number) => Math.round(done / Math.max((Date.now() - startedMs) / 1000, 0.001));
+
 const doneOf = (stats: ImportStats) => stats.created + stats.updated + stats.unchanged + stats.rejected;
 
 /** A bar on a terminal; elsewhere (pipes, CI logs) a plain line every couple of seconds. */
@@ -59,29 +61,37 @@ function progressReporter(io: CliIo, records: number, terminal: boolean): Progre
   if (terminal) {
     const bar = new cliProgress.SingleBar(
       {
-        format: 'importing [{bar}] {percentage}% | {value}/{total} rows | {created} created, {updated} updated, {unchanged} unchanged, {rejected} rejected | ETA {eta_formatted}',
+        format:
+          'importing [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s | {created} created, {updated} updated, {unchanged} unchanged, {rejected} rejected | ETA {eta_formatted}',
         hideCursor: true,
         stream: process.stderr,
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(records, 0, { created: 0, updated: 0, unchanged: 0, rejected: 0 });
+    const started = Date.now();
+    bar.start(records, 0, { created: 0, updated: 0, unchanged: 0, rejected: 0, rate: 0 });
     return {
       update: (stats) => {
         if (doneOf(stats) > records) bar.setTotal(doneOf(stats));
-        bar.update(doneOf(stats), { ...stats });
+        bar.update(doneOf(stats), { ...stats, rate: rateOf(doneOf(stats), started) });
       },
       stop: () => bar.stop(),
     };
   }
-  let last = Date.now();
+  const started = Date.now();
+  let last = started;
   return {
     update: (stats) => {
       if (Date.now() - last < PROGRESS_LINE_INTERVAL_MS) return;
       last = Date.now();
       const done = doneOf(stats);
       const total = Math.max(done, records);
-      io.err(`progress: ${done} of ${total} rows (${Math.floor((100 * done) / Math.max(1, total))}%): ${stats.created} created, ${stats.updated} updated, ${stats.unchanged} unchanged, ${stats.rejected} rejected`);
+      const rate = rateOf(done, started);
+      const eta = rate > 0 ? `, about ${Math.ceil((total - done) / rate)} s left` : '';
+      io.err(
+        `progress: ${done} of ${total} rows (${Math.floor((100 * done) / Math.max(1, total))}%), ${rate} rows/s${eta}: ` +
+          `${stats.created} created, ${stats.updated} updated, ${stats.unchanged} unchanged, ${stats.rejected} rejected`,
+      );
     },
     stop: () => {},
   };

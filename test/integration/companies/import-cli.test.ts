@@ -41,7 +41,7 @@ function file(name: string, text: string): string {
 
 describe('bureau companies import', () => {
   it('imports a register CSV, prints a summary and exits 0', async () => {
-    const lines = (await readFile('/work/shared/data/gb-companies-2024-01.csv', 'utf8')).split('\n').slice(0, 11);
+    const lines = (await readFile(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url), 'utf8')).split('\n').slice(0, 11);
     const path = file('ten.csv', lines.join('\n'));
 
     const outcome = await bureau('companies', 'import', path, '--no-progress');

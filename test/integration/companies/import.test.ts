@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CompanyStore, DynamoCompanyStore, type SaveOutcome } from '../../../shared/companies/company-store';
 import {
@@ -19,7 +20,7 @@ import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
 import { profileContent } from './profile-fixture';
 
-const SAMPLE = '/work/shared/data/gb-companies-2024-01.csv';
+const SAMPLE = fileURLToPath(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url));
 const workDir = mkdtempSync(join(tmpdir(), 'bureau-import-'));
 
 function file(name: string, text: string): string {

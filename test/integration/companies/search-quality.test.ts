@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../../shared/companies/company-store';
 import { importProfiles } from '../../../shared/companies/import';
@@ -20,7 +21,7 @@ import { MemoryNameIndex } from './memory-name-index';
  * through the real store and import, and must answer every query exactly as the in-memory index
  * built from the same slice does.
  */
-const SAMPLE = '/work/shared/data/gb-companies-2024-01.csv';
+const SAMPLE = fileURLToPath(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url));
 const DYNAMO_SLICE_EVERY = 40;
 
 let profiles: ProfileContent[];
