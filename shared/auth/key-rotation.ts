@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { logger } from '../observability/logger';
-import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { sharedDocumentClient } from '../storage/dynamo';
 import { clientsTable, tableName } from '../storage/tables';
 import { type Clock, systemClock } from './clock';
 import { InvalidKeySetError, type KeySet, parseKeySet, PublishedJwksStore, publicJwks, rotateKeySet, SIGNING_ALGORITHM } from './signing-keys';
@@ -149,6 +149,6 @@ export class KeyRotation {
 
 /** The rotation use case from the environment (CLIENTS_TABLE); call once at module scope. */
 export function keyRotationFromEnv(env: NodeJS.ProcessEnv = process.env): KeyRotation {
-  const doc = createDocumentClient(createDynamoClient(env));
+  const doc = sharedDocumentClient(env);
   return new KeyRotation({ secrets: new SecretsManagerClient({}), jwks: new PublishedJwksStore(doc, tableName(clientsTable, env)) });
 }

@@ -1,7 +1,7 @@
 import { HttpError } from '../http/errors';
 import { problem } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
-import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { sharedDocumentClient } from '../storage/dynamo';
 import { authenticateBearer, type TokenCheck } from './bearer';
 import { CachedClientLookup } from './client-cache';
 import { type ClientLookup, DynamoClientRegistry } from './client-registry';
@@ -58,7 +58,7 @@ export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler): 
 /** Verifier, limiter and client cache from the environment; call once at module scope. */
 export function protectionDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ProtectionDeps {
   const config = loadAuthConfig(env);
-  const doc = createDocumentClient(createDynamoClient(env));
+  const doc = sharedDocumentClient(env);
   const clients = new CachedClientLookup(new DynamoClientRegistry(doc, config.clientsTable), { ttlSeconds: config.clientCacheSeconds });
   return {
     verifier: new TokenVerifier({

@@ -2,7 +2,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { HttpError } from '../http/errors';
 import { json, problem } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
-import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { sharedDocumentClient } from '../storage/dynamo';
 import { type ClientRegistry, DynamoClientRegistry, isWellFormedClientId } from './client-registry';
 import { loadAuthConfig, loadSigningKeyLocation } from './config';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error';
@@ -95,7 +95,7 @@ function keySetSourceFromEnv(env: NodeJS.ProcessEnv): KeySetSource {
 /** Everything the token endpoint needs, from the environment; call once at module scope. */
 export function tokenEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): TokenEndpointDeps {
   const config = loadAuthConfig(env);
-  const doc = createDocumentClient(createDynamoClient(env));
+  const doc = sharedDocumentClient(env);
   return {
     credentials: new DynamoClientRegistry(doc, config.clientsTable),
     issuer: new TokenIssuer(keySetSourceFromEnv(env), { issuer: config.issuer, audience: config.audience }),

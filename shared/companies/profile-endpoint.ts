@@ -1,7 +1,7 @@
 import type { ProtectedHandler } from '../auth/protect';
 import { notFound } from '../http/errors';
 import { json } from '../http/responses';
-import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { sharedDocumentClient } from '../storage/dynamo';
 import { companiesTable, tableName, watchesTable } from '../storage/tables';
 import { DynamoWatchStore } from '../watches/watch-store';
 import { DynamoCompanyStore } from './company-store';
@@ -42,7 +42,7 @@ export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandle
 }
 
 export function profileEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ProfileServiceDeps {
-  const doc = createDocumentClient(createDynamoClient(env));
+  const doc = sharedDocumentClient(env);
   return {
     companies: new DynamoCompanyStore(doc, tableName(companiesTable, env)),
     watches: new DynamoWatchStore(doc, tableName(watchesTable, env)),

@@ -1,7 +1,7 @@
 import type { ProtectedHandler } from '../auth/protect';
 import { badRequest } from '../http/errors';
 import { json } from '../http/responses';
-import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { sharedDocumentClient } from '../storage/dynamo';
 import { companiesTable, tableName } from '../storage/tables';
 import { DynamoCompanyStore, type NameIndex } from './company-store';
 import { limitParam, requiredJurisdictionParam, singleParam } from './request-params';
@@ -46,5 +46,5 @@ export function createSearchEndpoint(deps: SearchEndpointDeps): ProtectedHandler
 }
 
 export function searchEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchEndpointDeps {
-  return { index: new DynamoCompanyStore(createDocumentClient(createDynamoClient(env)), tableName(companiesTable, env)) };
+  return { index: new DynamoCompanyStore(sharedDocumentClient(env), tableName(companiesTable, env)) };
 }

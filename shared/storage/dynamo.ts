@@ -22,3 +22,19 @@ export function createDocumentClient(client: DynamoDBClient = createDynamoClient
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
 }
+
+const sharedClients = new Map<string, DynamoDBDocumentClient>();
+
+/**
+ * One document client per process and endpoint, so the use cases of one function share a single
+ * connection pool and the cold start builds one client, not one per use case.
+ */
+export function sharedDocumentClient(env: NodeJS.ProcessEnv = process.env): DynamoDBDocumentClient {
+  const key = `${env.DYNAMODB_ENDPOINT ?? ''}|${env.AWS_REGION ?? ''}`;
+  let doc = sharedClients.get(key);
+  if (!doc) {
+    doc = createDocumentClient(createDynamoClient(env));
+    sharedClients.set(key, doc);
+  }
+  return doc;
+}

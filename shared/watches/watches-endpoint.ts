@@ -2,7 +2,7 @@ import type { ProtectedHandler } from '../auth/protect';
 import { limitParam, singleParam } from '../companies/request-params';
 import { badRequest } from '../http/errors';
 import { json } from '../http/responses';
-import { createDocumentClient, createDynamoClient } from '../storage/dynamo';
+import { sharedDocumentClient } from '../storage/dynamo';
 import { tableName, watchesTable } from '../storage/tables';
 import { DynamoWatchStore, InvalidWatchCursorError, type WatchStore } from './watch-store';
 
@@ -26,5 +26,5 @@ export function createWatchesEndpoint(deps: WatchesEndpointDeps): ProtectedHandl
 }
 
 export function watchesEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): WatchesEndpointDeps {
-  return { watches: new DynamoWatchStore(createDocumentClient(createDynamoClient(env)), tableName(watchesTable, env)) };
+  return { watches: new DynamoWatchStore(sharedDocumentClient(env), tableName(watchesTable, env)) };
 }
