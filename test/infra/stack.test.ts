@@ -5,7 +5,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionSpec, functions as catalogue } from '../../infra/catalogue';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
-import { allTables, watchesTable } from '../../shared/storage/tables';
+import { allTables, clientsTable, companiesTable, type TableDefinition, watchesTable } from '../../shared/storage/tables';
 
 interface Statement {
   Action: string | string[];
@@ -174,6 +174,32 @@ describe('BureauStack', () => {
         if (grant.access === 'write') expect(asList(write.Action).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
       }
     }
+  });
+
+  it('gives search, profile and watches only the data access their routes need', () => {
+    const arnOf = (table: TableDefinition) => JSON.stringify({ 'Fn::GetAtt': [synth.logicalId(synth.stack.tables.of(table)), 'Arn'] });
+    const actionsOn = (fn: string, table: TableDefinition) =>
+      synth
+        .statementsOf(fn)
+        .filter((statement) => asList(statement.Resource).some((resource) => JSON.stringify(resource) === arnOf(table)))
+        .filter((statement) => statement.Condition === undefined)
+        .flatMap((statement) => asList(statement.Action))
+        .filter((action) => action.startsWith('dynamodb:'));
+    const writes = (actions: string[]) => actions.filter((action) => writeActions.includes(action));
+
+    // Search reads companies and nothing of the watches.
+    expect(actionsOn('search', companiesTable)).toContain('dynamodb:Query');
+    expect(writes(actionsOn('search', companiesTable))).toEqual([]);
+    expect(actionsOn('search', watchesTable)).toEqual([]);
+    // Profile reads companies and records watches; it never writes a profile.
+    expect(actionsOn('profile', companiesTable)).toContain('dynamodb:GetItem');
+    expect(writes(actionsOn('profile', companiesTable))).toEqual([]);
+    expect(actionsOn('profile', watchesTable)).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
+    // The watches list reads watches only.
+    expect(writes(actionsOn('watches', watchesTable))).toEqual([]);
+    expect(actionsOn('watches', companiesTable)).toEqual([]);
+    // None of them writes the clients table beyond the prefix-confined rate counters.
+    for (const fn of ['search', 'profile', 'watches']) expect(writes(actionsOn(fn, clientsTable))).toEqual([]);
   });
 
   it('lets only the signing and rotating functions read the signing key, and only the rotation function change it', () => {
