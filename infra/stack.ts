@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { FUNCTION_DEFAULTS, type FunctionSpec, functions as catalogue } from './catalogue';
+import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec } from './catalogue';
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
@@ -69,9 +69,15 @@ export class BureauStack extends Stack {
 
     new CfnOutput(this, outputIds.apiUrl, { value: this.api.url, description: 'Base URL of the API' });
     for (const table of this.tables.all) {
-      new CfnOutput(this, outputIds.tableName(table.definition.id), { value: table.tableName, description: `The ${table.definition.id} table` });
+      new CfnOutput(this, outputIds.tableName(table.definition.id), {
+        value: table.tableName,
+        description: `The ${table.definition.id} table`,
+      });
     }
-    new CfnOutput(this, outputIds.signingKeySecretArn, { value: this.signingKey.secret.secretArn, description: 'Secret holding the token signing keys' });
+    new CfnOutput(this, outputIds.signingKeySecretArn, {
+      value: this.signingKey.secret.secretArn,
+      description: 'Secret holding the token signing keys',
+    });
     new CfnOutput(this, outputIds.alarmTopicArn, { value: alarms.topic.topicArn, description: 'Subscribe here to receive alarms' });
   }
 }

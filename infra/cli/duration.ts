@@ -20,7 +20,11 @@ export function parseDuration(text: string): number {
 
 /** The inverse for messages: 86400 → "24h", 5400 → "90m", 0 → "0s". */
 export function formatDuration(seconds: number): string {
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
     if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit}`;
   }
   return `${seconds}s`;

@@ -45,7 +45,9 @@ async function readRuntimeFile(path: string): Promise<RuntimeFile | undefined> {
   }
   try {
     const parsed = JSON.parse(text) as Partial<RuntimeFile>;
-    return typeof parsed.dynamodbEndpoint === 'string' && parsed.tables && typeof parsed.tables === 'object' ? (parsed as RuntimeFile) : undefined;
+    return typeof parsed.dynamodbEndpoint === 'string' && parsed.tables && typeof parsed.tables === 'object'
+      ? (parsed as RuntimeFile)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -111,7 +113,9 @@ export async function resolveStackTarget(stackName: string, region: string | und
     const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
     const [stack] = Stacks ?? [];
     if (!stack) throw new TargetError(`Stack ${stackName} was not found`);
-    outputs = Object.fromEntries((stack.Outputs ?? []).flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])));
+    outputs = Object.fromEntries(
+      (stack.Outputs ?? []).flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])),
+    );
   } catch (error) {
     if (error instanceof TargetError) throw error;
     throw new TargetError(`Cannot read stack ${stackName}: ${(error as Error).message}`);

@@ -58,7 +58,12 @@ function collectHeaders(rawHeaders: readonly string[]): { headers: Record<string
     const name = (rawHeaders[i] ?? '').toLowerCase();
     const value = rawHeaders[i + 1] ?? '';
     if (name === 'cookie') {
-      cookies.push(...value.split(';').map((cookie) => cookie.trim()).filter((cookie) => cookie !== ''));
+      cookies.push(
+        ...value
+          .split(';')
+          .map((cookie) => cookie.trim())
+          .filter((cookie) => cookie !== ''),
+      );
       continue;
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value;
@@ -165,8 +170,7 @@ export class MalformedLambdaResponseError extends Error {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function scalarText(value: unknown, what: string): string {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -192,7 +196,10 @@ export function fromLambdaResult(result: unknown): GatewayResponse {
   if (!Array.isArray(cookies)) throw new MalformedLambdaResponseError('cookies must be an array');
   if (body !== undefined && body !== null && typeof body !== 'string') throw new MalformedLambdaResponseError('body must be a string');
   if (typeof isBase64Encoded !== 'boolean') throw new MalformedLambdaResponseError('isBase64Encoded must be a boolean');
-  const pairs: Array<readonly [string, string]> = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), scalarText(value, `header ${name}`)]);
+  const pairs: Array<readonly [string, string]> = Object.entries(headers).map(([name, value]) => [
+    name.toLowerCase(),
+    scalarText(value, `header ${name}`),
+  ]);
   for (const cookie of cookies) pairs.push(['set-cookie', scalarText(cookie, 'a cookie')]);
   const text = body ?? '';
   return { statusCode, headers: pairs, body: isBase64Encoded ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8') };

@@ -84,7 +84,11 @@ export const ensureDemoClient: StartupHook = async ({ paths, doc, tables, env, l
   } else {
     if (!secret || !(await registry.verifyCredentials(existing.clientId, secret))) {
       secret = (await registry.rotateSecret(existing.clientId, { graceSeconds: 0, secret: fixedSecret })).secret;
-      log(fixedSecret ? 'The demo client now uses BUREAU_DEMO_CLIENT_SECRET.' : `The demo client's stored secret no longer matched; it has a new one.`);
+      log(
+        fixedSecret
+          ? 'The demo client now uses BUREAU_DEMO_CLIENT_SECRET.'
+          : `The demo client's stored secret no longer matched; it has a new one.`,
+      );
     }
     result = { clientId: existing.clientId, clientSecret: secret, disabled: false };
   }

@@ -7,7 +7,6 @@ import { createLambdaContext } from './lambda-context';
 /** Where a local function says it runs; only visible in ARNs and the context object. */
 export const LOCAL_ACCOUNT_ID = '000000000000';
 
-
 export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
 
 export interface LocalFunctionOptions {

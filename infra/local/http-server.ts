@@ -5,8 +5,8 @@ import { problem } from '../../shared/http/responses';
 import {
   fromLambdaResult,
   type GatewayIdentity,
-  gatewayRequestId,
   type GatewayResponse,
+  gatewayRequestId,
   MalformedPathError,
   type ReceivedRequest,
   splitTarget,

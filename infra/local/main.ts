@@ -108,7 +108,8 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (explained.some((type) => error instanceof type)) console.error((error as Error).message);
-    else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) console.error(`${error.message}\n\n${usage}`);
+    else if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+      console.error(`${error.message}\n\n${usage}`);
     else console.error('The local runtime could not start:', error);
     process.exit(1);
   },

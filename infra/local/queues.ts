@@ -36,7 +36,11 @@ export interface EnsuredQueue {
   readonly dlq?: { readonly queueUrl: string; readonly queueArn: string };
 }
 
-async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<{ queueUrl: string; queueArn: string }> {
+async function createQueue(
+  client: SQSClient,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<{ queueUrl: string; queueArn: string }> {
   const created = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
   const queueUrl = created.QueueUrl;
   if (!queueUrl) throw new Error(`CreateQueue returned no URL for ${name}`);

@@ -1,17 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { functions } from '../catalogue';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { allTables, companiesTable } from '../../shared/storage/tables';
+import { functions } from '../catalogue';
 import { type DemoClient, runStartupHooks } from './bootstrap';
-import { type SeedOutcome, seedDemoCompanies } from './seed';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionFromSpec } from './functions';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
 import { ensureQueue, localQueues } from './queues';
+import { type SeedOutcome, seedDemoCompanies } from './seed';
 
 export interface LocalRuntimeOptions {
   /** HTTP port; 0 picks a free one. Default: PORT, else 3000. */
@@ -71,7 +71,9 @@ export class RuntimeAlreadyRunningError extends Error {
 
 export class RuntimeStartedTwiceError extends Error {
   constructor() {
-    super('A local runtime was already started in this process; handler modules keep the environment of their first import, so start one runtime per process.');
+    super(
+      'A local runtime was already started in this process; handler modules keep the environment of their first import, so start one runtime per process.',
+    );
     this.name = 'RuntimeStartedTwiceError';
   }
 }
@@ -89,7 +91,8 @@ function portSetting(name: string): number | undefined {
   const raw = process.env[name]?.trim();
   if (!raw) return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidSettingError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidSettingError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
   return port;
 }
 let startedInThisProcess = false;
@@ -181,7 +184,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     if (options.quiet && !process.env.POWERTOOLS_LOG_LEVEL) baseEnv.POWERTOOLS_LOG_LEVEL = 'WARN';
     cleanups.push(applyEnvironment(baseEnv, ['AWS_SESSION_TOKEN', 'AWS_PROFILE', 'SIGNING_KEY_SECRET_ID']));
 
-    const dynamo = await startDynamoDbLocal({ workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort });
+    const dynamo = await startDynamoDbLocal({
+      workDir: paths.work,
+      dataDir: options.inMemory ? undefined : paths.dynamodb,
+      port: dynamoPort,
+    });
     cleanups.push(() => dynamo.stop());
 
     const env: Record<string, string> = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint };
@@ -223,10 +230,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     // load takes minutes, and the API is useful (tokens, clients, the rows already in) meanwhile.
     const seedAbort = new AbortController();
     const seeding: LocalRuntime['seeding'] = options.seedDemoData
-      ? seedDemoCompanies({ doc, tableName: tables[companiesTable.id] as string, log, signal: seedAbort.signal }).catch((error: unknown) => {
-          logError('Loading the demo companies failed; the next start tries again', error);
-          return 'failed' as const;
-        })
+      ? seedDemoCompanies({ doc, tableName: tables[companiesTable.id] as string, log, signal: seedAbort.signal }).catch(
+          (error: unknown) => {
+            logError('Loading the demo companies failed; the next start tries again', error);
+            return 'failed' as const;
+          },
+        )
       : Promise.resolve('skipped' as const);
     cleanups.push(async () => {
       seedAbort.abort();

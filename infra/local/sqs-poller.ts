@@ -97,7 +97,8 @@ export function createSqsPoller(options: SqsPollerOptions): SqsPoller {
       return;
     }
     const done = messagesToDelete(result, messages);
-    if (done.length < messages.length) log(`sqs: ${messages.length - done.length} of ${messages.length} message(s) failed; they will be received again`);
+    if (done.length < messages.length)
+      log(`sqs: ${messages.length - done.length} of ${messages.length} message(s) failed; they will be received again`);
     if (done.length === 0) return;
     const deleted = await options.sqs.send(
       new DeleteMessageBatchCommand({

@@ -135,7 +135,9 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
     let exclusiveStartShardId: string | undefined;
     const listed: Shard[] = [];
     do {
-      const page = await options.streams.send(new DescribeStreamCommand({ StreamArn: options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }));
+      const page = await options.streams.send(
+        new DescribeStreamCommand({ StreamArn: options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
+      );
       listed.push(...(page.StreamDescription?.Shards ?? []));
       exclusiveStartShardId = page.StreamDescription?.LastEvaluatedShardId;
     } while (exclusiveStartShardId);
@@ -165,7 +167,11 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
     } catch (error) {
       if (!(error instanceof TrimmedDataAccessException)) throw error;
       log(`stream: records after ${after} in ${shard.shardId} were trimmed; continuing from the oldest record kept`);
-      return (await options.streams.send(new GetShardIteratorCommand({ ...request, ShardIteratorType: 'TRIM_HORIZON', SequenceNumber: undefined }))).ShardIterator;
+      return (
+        await options.streams.send(
+          new GetShardIteratorCommand({ ...request, ShardIteratorType: 'TRIM_HORIZON', SequenceNumber: undefined }),
+        )
+      ).ShardIterator;
     }
   }
 

@@ -30,7 +30,8 @@ export function toLambdaRecord(record: _Record, streamArn: string, region: strin
     SizeBytes: change.SizeBytes,
     StreamViewType: change.StreamViewType,
   };
-  if (change.ApproximateCreationDateTime) dynamodb.ApproximateCreationDateTime = Math.floor(change.ApproximateCreationDateTime.getTime() / 1000);
+  if (change.ApproximateCreationDateTime)
+    dynamodb.ApproximateCreationDateTime = Math.floor(change.ApproximateCreationDateTime.getTime() / 1000);
   if (change.Keys) dynamodb.Keys = toLambdaImage(change.Keys);
   if (change.NewImage) dynamodb.NewImage = toLambdaImage(change.NewImage);
   if (change.OldImage) dynamodb.OldImage = toLambdaImage(change.OldImage);

@@ -150,20 +150,27 @@ function toRecord(item: StoredClient): ClientRecord {
 function validName(name: unknown): string {
   if (typeof name !== 'string' || name.trim() === '') throw new ClientNameRequiredError();
   const trimmed = name.trim();
-  if (trimmed.length > MAX_NAME_LENGTH) throw new InvalidClientInputError('name', `A client name has at most ${MAX_NAME_LENGTH} characters`);
+  if (trimmed.length > MAX_NAME_LENGTH)
+    throw new InvalidClientInputError('name', `A client name has at most ${MAX_NAME_LENGTH} characters`);
   return trimmed;
 }
 
 function validClientId(clientId: string): string {
   if (!isWellFormedClientId(clientId)) {
-    throw new InvalidClientInputError('clientId', 'A client id has 3 to 64 letters, digits, ".", "-" or "_", starting with a letter or digit');
+    throw new InvalidClientInputError(
+      'clientId',
+      'A client id has 3 to 64 letters, digits, ".", "-" or "_", starting with a letter or digit',
+    );
   }
   return clientId;
 }
 
 function validSecret(secret: string): string {
   if (secret.length < MIN_SECRET_LENGTH || secret.length > MAX_SECRET_LENGTH || /\s/.test(secret)) {
-    throw new InvalidClientInputError('secret', `A client secret has ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters and no white space`);
+    throw new InvalidClientInputError(
+      'secret',
+      `A client secret has ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters and no white space`,
+    );
   }
   return secret;
 }

@@ -19,7 +19,9 @@ export interface AuthConfig {
   readonly clientCacheSeconds: number;
 }
 
-export type SigningKeyLocation = { readonly kind: 'secretsManager'; readonly secretId: string } | { readonly kind: 'file'; readonly path: string };
+export type SigningKeyLocation =
+  | { readonly kind: 'secretsManager'; readonly secretId: string }
+  | { readonly kind: 'file'; readonly path: string };
 
 export const DEFAULT_ISSUER = 'https://bureau.example';
 export const DEFAULT_AUDIENCE = 'bureau-api';
@@ -50,7 +52,13 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     issuer: textSetting(env, 'TOKEN_ISSUER', DEFAULT_ISSUER),
     audience: textSetting(env, 'TOKEN_AUDIENCE', DEFAULT_AUDIENCE),
     rateLimitPerMinute: integerSetting(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
-    tokenFailuresPerIpPerMinute: integerSetting(env, 'TOKEN_FAILURES_PER_IP_PER_MINUTE', DEFAULT_TOKEN_FAILURES_PER_IP_PER_MINUTE, 1, 1_000_000),
+    tokenFailuresPerIpPerMinute: integerSetting(
+      env,
+      'TOKEN_FAILURES_PER_IP_PER_MINUTE',
+      DEFAULT_TOKEN_FAILURES_PER_IP_PER_MINUTE,
+      1,
+      1_000_000,
+    ),
     clientCacheSeconds: integerSetting(env, 'CLIENT_CACHE_SECONDS', DEFAULT_CLIENT_CACHE_SECONDS, 0, MAX_CLIENT_CACHE_SECONDS),
   };
 }

@@ -12,7 +12,15 @@ import { logger } from '../observability/logger';
 import { sharedDocumentClient } from '../storage/dynamo';
 import { clientsTable, tableName } from '../storage/tables';
 import { type Clock, systemClock } from './clock';
-import { InvalidKeySetError, type KeySet, parseKeySet, PublishedJwksStore, publicJwks, rotateKeySet, SIGNING_ALGORITHM } from './signing-keys';
+import {
+  InvalidKeySetError,
+  type KeySet,
+  PublishedJwksStore,
+  parseKeySet,
+  publicJwks,
+  rotateKeySet,
+  SIGNING_ALGORITHM,
+} from './signing-keys';
 import { TokenIssuer } from './tokens';
 
 export type RotationStep = 'createSecret' | 'setSecret' | 'testSecret' | 'finishSecret';
@@ -86,7 +94,12 @@ export class KeyRotation {
     if (await this.pendingExists(secretId, token)) return;
     const next = await rotateKeySet(await this.currentKeySet(secretId), new Date(this.clock()));
     await this.deps.secrets.send(
-      new PutSecretValueCommand({ SecretId: secretId, ClientRequestToken: token, SecretString: JSON.stringify(next), VersionStages: [PENDING] }),
+      new PutSecretValueCommand({
+        SecretId: secretId,
+        ClientRequestToken: token,
+        SecretString: JSON.stringify(next),
+        VersionStages: [PENDING],
+      }),
     );
   }
 
@@ -112,7 +125,12 @@ export class KeyRotation {
     const current = Object.entries(metadata.VersionIdsToStages ?? {}).find(([, stages]) => stages.includes(CURRENT))?.[0];
     if (current === token) return;
     await this.deps.secrets.send(
-      new UpdateSecretVersionStageCommand({ SecretId: secretId, VersionStage: CURRENT, MoveToVersionId: token, RemoveFromVersionId: current }),
+      new UpdateSecretVersionStageCommand({
+        SecretId: secretId,
+        VersionStage: CURRENT,
+        MoveToVersionId: token,
+        RemoveFromVersionId: current,
+      }),
     );
     logger.info('signing keys rotated', { secretId, version: token });
   }
@@ -142,7 +160,9 @@ export class KeyRotation {
   }
 
   private async pendingKeySet(secretId: string, token: string): Promise<KeySet> {
-    const pending = await this.deps.secrets.send(new GetSecretValueCommand({ SecretId: secretId, VersionId: token, VersionStage: PENDING }));
+    const pending = await this.deps.secrets.send(
+      new GetSecretValueCommand({ SecretId: secretId, VersionId: token, VersionStage: PENDING }),
+    );
     return parseKeySet(pending.SecretString ?? '');
   }
 }

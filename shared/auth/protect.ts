@@ -39,10 +39,18 @@ export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler): 
       throw error;
     }
     const client = await deps.clients.get(principal.clientId);
-    const usage = await deps.limiter.consume(clientRateKey(principal.clientId), client?.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute);
+    const usage = await deps.limiter.consume(
+      clientRateKey(principal.clientId),
+      client?.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute,
+    );
     if (!usage.allowed) {
       return problem(
-        new HttpError(429, 'rate_limited', `Rate limit of ${usage.limit} requests per minute exceeded; retry in ${usage.resetSeconds} s.`, rateLimitedHeaders(usage)),
+        new HttpError(
+          429,
+          'rate_limited',
+          `Rate limit of ${usage.limit} requests per minute exceeded; retry in ${usage.resetSeconds} s.`,
+          rateLimitedHeaders(usage),
+        ),
       );
     }
     const headers = rateLimitHeaders(usage);

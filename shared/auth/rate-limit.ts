@@ -85,12 +85,16 @@ export class RateLimiter {
   private window(): { start: number; resetSeconds: number } {
     const nowMs = this.clock();
     const start = Math.floor(nowMs / 1000 / RATE_WINDOW_SECONDS) * RATE_WINDOW_SECONDS;
-    const resetSeconds = Math.max(1, Math.ceil((start + RATE_WINDOW_SECONDS) - nowMs / 1000));
+    const resetSeconds = Math.max(1, Math.ceil(start + RATE_WINDOW_SECONDS - nowMs / 1000));
     return { start, resetSeconds };
   }
 
   private failOpen(operation: string, error: unknown, limit: number, resetSeconds: number): RateLimitResult {
-    logger.warn('rate limiter unavailable; letting the call through', { operation, errorName: (error as Error)?.name, errorMessage: (error as Error)?.message });
+    logger.warn('rate limiter unavailable; letting the call through', {
+      operation,
+      errorName: (error as Error)?.name,
+      errorMessage: (error as Error)?.message,
+    });
     return { allowed: true, limit, remaining: limit, resetSeconds, failedOpen: true };
   }
 }

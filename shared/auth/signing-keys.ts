@@ -87,7 +87,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 function parseSigningJwk(value: unknown, index: number): SigningJwk {
   if (!isObject(value)) throw new InvalidKeySetError(`key ${index} is not an object`);
   const { kty, crv, x, d, kid, alg, createdAt } = value;
-  if (kty !== 'OKP' || crv !== 'Ed25519' || alg !== SIGNING_ALGORITHM) throw new InvalidKeySetError(`key ${index} is not an EdDSA Ed25519 key`);
+  if (kty !== 'OKP' || crv !== 'Ed25519' || alg !== SIGNING_ALGORITHM)
+    throw new InvalidKeySetError(`key ${index} is not an EdDSA Ed25519 key`);
   for (const [field, text] of Object.entries({ x, d, kid, createdAt })) {
     if (typeof text !== 'string' || text === '') throw new InvalidKeySetError(`key ${index} lacks ${field}`);
   }
@@ -254,7 +255,9 @@ export class PublishedJwksStore implements JwksSource {
   }
 
   private async fetch(): Promise<PublicJwks> {
-    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: SIGNING_KEYS_PK, sk: JWKS_SK }, ConsistentRead: true }));
+    const result = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: SIGNING_KEYS_PK, sk: JWKS_SK }, ConsistentRead: true }),
+    );
     const keys = result.Item?.keys;
     return { keys: Array.isArray(keys) ? (keys as PublicJwk[]) : [] };
   }
@@ -264,7 +267,11 @@ export class PublishedJwksStore implements JwksSource {
  * Local start-up: load the key file (creating it on first start) and publish its public keys to the
  * clients table, which is what the rotation function does on AWS.
  */
-export async function ensureLocalSigningKeys(options: { file: string; doc: DynamoDBDocumentClient; tableName: string }): Promise<PublicJwks> {
+export async function ensureLocalSigningKeys(options: {
+  file: string;
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+}): Promise<PublicJwks> {
   const jwks = publicJwks(await new FileKeySetSource(options.file).get());
   await new PublishedJwksStore(options.doc, options.tableName).publish(jwks);
   return jwks;

@@ -8,9 +8,9 @@ import { loadAuthConfig, loadSigningKeyLocation } from './config';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error';
 import { clientRateKey, ipFailureRateKey, RateLimiter, rateLimitedHeaders, rateLimitHeaders } from './rate-limit';
 import { FileKeySetSource, type JwksSource, type KeySetSource, PublishedJwksStore, SecretsManagerKeySetSource } from './signing-keys';
+import { JWKS_CACHE_SECONDS } from './token-policy';
 import { parseTokenRequest, type TokenRequest } from './token-request';
 import { TokenIssuer } from './tokens';
-import { JWKS_CACHE_SECONDS } from './token-policy';
 
 export const TOKEN_PATH = '/v1/oauth/token';
 export const JWKS_PATH = '/v1/.well-known/jwks.json';
@@ -49,24 +49,41 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
     const ipKey = ipFailureRateKey(request.sourceIp || 'unknown');
     const failures = await deps.limiter.peek(ipKey, deps.limits.failuresPerIpPerMinute);
     if (!failures.allowed) {
-      throw new OAuthError(429, 'rate_limited', 'Too many failed token requests from this address; retry later.', rateLimitedHeaders(failures, FAILURES_POLICY));
+      throw new OAuthError(
+        429,
+        'rate_limited',
+        'Too many failed token requests from this address; retry later.',
+        rateLimitedHeaders(failures, FAILURES_POLICY),
+      );
     }
 
     const client = await deps.credentials.verifyCredentials(tokenRequest.clientId, tokenRequest.clientSecret);
     // Every token request counts against the client id it names, whether or not it succeeds.
     const usage = isWellFormedClientId(tokenRequest.clientId)
-      ? await deps.limiter.consume(clientRateKey(tokenRequest.clientId), client?.rateLimitPerMinute ?? deps.limits.defaultPerClientPerMinute)
+      ? await deps.limiter.consume(
+          clientRateKey(tokenRequest.clientId),
+          client?.rateLimitPerMinute ?? deps.limits.defaultPerClientPerMinute,
+        )
       : undefined;
     if (!client || !usage) {
       await deps.limiter.consume(ipKey, deps.limits.failuresPerIpPerMinute);
       throw invalidClient(tokenRequest);
     }
     if (!usage.allowed) {
-      throw new OAuthError(429, 'rate_limited', `Rate limit of ${usage.limit} requests per minute exceeded; retry in ${usage.resetSeconds} s.`, rateLimitedHeaders(usage));
+      throw new OAuthError(
+        429,
+        'rate_limited',
+        `Rate limit of ${usage.limit} requests per minute exceeded; retry in ${usage.resetSeconds} s.`,
+        rateLimitedHeaders(usage),
+      );
     }
 
     const token = await deps.issuer.issue(client.clientId);
-    return json(200, { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn }, { ...rateLimitHeaders(usage), ...NO_STORE });
+    return json(
+      200,
+      { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn },
+      { ...rateLimitHeaders(usage), ...NO_STORE },
+    );
   }
 
   return async (request) => {
@@ -89,7 +106,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
 
 function keySetSourceFromEnv(env: NodeJS.ProcessEnv): KeySetSource {
   const location = loadSigningKeyLocation(env);
-  return location.kind === 'file' ? new FileKeySetSource(location.path) : new SecretsManagerKeySetSource(new SecretsManagerClient({}), location.secretId);
+  return location.kind === 'file'
+    ? new FileKeySetSource(location.path)
+    : new SecretsManagerKeySetSource(new SecretsManagerClient({}), location.secretId);
 }
 
 /** Everything the token endpoint needs, from the environment; call once at module scope. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errors, type JWK, type JWTPayload, jwtVerify, importJWK, SignJWT } from 'jose';
+import { errors, importJWK, type JWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { ClientLookup } from './client-registry';
 import { type Clock, epochSeconds, systemClock } from './clock';
 import { currentSigningKey, type JwksSource, type KeySetSource, SIGNING_ALGORITHM } from './signing-keys';

@@ -5,8 +5,8 @@ import { nameWords, normalizeName } from './names';
 import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
 import {
   compareKeys,
-  type IndexItem,
   type IndexedName,
+  type IndexItem,
   indexChanges,
   indexedWords,
   indexItemsOf,
@@ -61,7 +61,10 @@ export interface NameIndex {
 
 /** Another writer changed the profile between our read and our write, twice in a row. */
 export class ConcurrentProfileUpdateError extends Error {
-  constructor(readonly jurisdiction: Jurisdiction, readonly companyNumber: string) {
+  constructor(
+    readonly jurisdiction: Jurisdiction,
+    readonly companyNumber: string,
+  ) {
     super(`The profile ${jurisdiction} ${companyNumber} kept changing while it was being saved`);
     this.name = 'ConcurrentProfileUpdateError';
   }
@@ -166,7 +169,8 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
   }
 
   async queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {
-    const condition = range.after !== undefined ? ' AND sk BETWEEN :after AND :upper' : range.prefix !== '' ? ' AND begins_with(sk, :prefix)' : '';
+    const condition =
+      range.after !== undefined ? ' AND sk BETWEEN :after AND :upper' : range.prefix !== '' ? ' AND begins_with(sk, :prefix)' : '';
     const values: Record<string, string> = { ':pk': pk };
     if (range.after !== undefined) {
       values[':after'] = range.after;
@@ -225,7 +229,10 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
     if (current?.contentHash === contentHash) return 'unchanged';
 
     const indexed = indexedNameOf(content.name);
-    const { puts, deletes } = indexChanges(current ? indexItemsOf(storedEntryOf(current)) : [], indexItemsOf(searchEntryOf(content, indexed)));
+    const { puts, deletes } = indexChanges(
+      current ? indexItemsOf(storedEntryOf(current)) : [],
+      indexItemsOf(searchEntryOf(content, indexed)),
+    );
     const item = {
       ...keyOf(content),
       ...content,
@@ -260,7 +267,9 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
 /** The profile's version guard failed, or another transaction held one of the items. */
 function isLostRace(error: unknown): boolean {
   if (!(error instanceof TransactionCanceledException)) return false;
-  return (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict');
+  return (error.CancellationReasons ?? []).some(
+    (reason) => reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict',
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -121,7 +121,9 @@ function isoDateOf(days: number): string {
   const shifted = days + 719_468;
   const era = Math.floor(shifted / 146_097);
   const dayOfEra = shifted - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
   const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
@@ -159,7 +161,13 @@ function instantOn(isoDate: string, random: Random): string {
 
 const ENDED_STATUSES = new Set<TradingStatus['status']>(['dissolved', 'closed', 'converted', 'removed', 'ceased']);
 const INSOLVENT_STATUSES = new Set<TradingStatus['status']>(['liquidation', 'administration', 'receivership', 'insolvency_proceedings']);
-const LARGE_ENTITY_TYPES = new Set(['plc', 'uk-establishment', 'oversea-company', 'registered-overseas-entity', 'european-public-limited-liability-company-se']);
+const LARGE_ENTITY_TYPES = new Set([
+  'plc',
+  'uk-establishment',
+  'oversea-company',
+  'registered-overseas-entity',
+  'european-public-limited-liability-company-se',
+]);
 const PARTNERSHIP_TYPES = new Set(['llp', 'limited-partnership', 'scottish-partnership']);
 
 const EMPLOYEES_BY_SIZE: Readonly<Record<Overview['sizeBand'], string>> = {
@@ -180,11 +188,24 @@ function maturityAt(incorporatedOn: string | null, asOf: string): Overview['matu
 
 function sizeBandOf(facts: RegisterFacts, maturity: Overview['maturity'], random: Random): Overview['sizeBand'] {
   if (LARGE_ENTITY_TYPES.has(facts.companyType)) {
-    return random.weighted([['small', 0.25], ['medium', 0.4], ['large', 0.35]]);
+    return random.weighted([
+      ['small', 0.25],
+      ['medium', 0.4],
+      ['large', 0.35],
+    ]);
   }
-  if (maturity === 'new') return random.weighted([['micro', 0.9], ['small', 0.1]]);
+  if (maturity === 'new')
+    return random.weighted([
+      ['micro', 0.9],
+      ['small', 0.1],
+    ]);
   if (PARTNERSHIP_TYPES.has(facts.companyType)) {
-    return random.weighted([['micro', 0.5], ['small', 0.35], ['medium', 0.12], ['large', 0.03]]);
+    return random.weighted([
+      ['micro', 0.5],
+      ['small', 0.35],
+      ['medium', 0.12],
+      ['large', 0.03],
+    ]);
   }
   const mature = maturity === 'mature';
   return random.weighted([
@@ -254,7 +275,11 @@ function filingBehaviourOf(facts: RegisterFacts, asOf: string, random: Random): 
   const lastStatement = statementDeadlines.at(-1);
 
   const consistency: FilingBehaviour['consistency'] = lastAccountsDue
-    ? random.weighted([['consistent', 0.6], ['mostly_consistent', 0.25], ['inconsistent', 0.15]])
+    ? random.weighted([
+        ['consistent', 0.6],
+        ['mostly_consistent', 0.25],
+        ['inconsistent', 0.15],
+      ])
     : 'no_history';
   const overdueChance = { consistent: 0, mostly_consistent: 0.1, inconsistent: 0.5, no_history: 0.04 }[consistency];
   const accountsOverdue = !ended && lastAccountsDue !== undefined && random.chance(overdueChance);
@@ -329,7 +354,8 @@ function riskOf(
   if (status === 'dormant') add(10, 'The company is dormant');
   if (filing.accountsOverdue) add(20, 'Accounts are overdue');
   if (filing.confirmationStatementOverdue) add(10, 'The yearly statement to the register is overdue');
-  if (filing.lateFilingsLast5Years > 0) add(6 * filing.lateFilingsLast5Years, `${filing.lateFilingsLast5Years} late filing(s) in the last five years`);
+  if (filing.lateFilingsLast5Years > 0)
+    add(6 * filing.lateFilingsLast5Years, `${filing.lateFilingsLast5Years} late filing(s) in the last five years`);
   if (drivers.length === 0) drivers.push('No adverse indicators');
   // Only an insolvency or the end of the company makes the risk Severe.
   return assessed(Math.max(1, Math.min(84, score)), drivers);
@@ -353,7 +379,13 @@ const roundLimit = (amount: number) => {
   return Math.round(amount / magnitude) * magnitude;
 };
 
-function creditCapacityOf(facts: RegisterFacts, sizeBand: Overview['sizeBand'], risk: RiskOfFailure, asOf: string, random: Random): CreditCapacity {
+function creditCapacityOf(
+  facts: RegisterFacts,
+  sizeBand: Overview['sizeBand'],
+  risk: RiskOfFailure,
+  asOf: string,
+  random: Random,
+): CreditCapacity {
   const currency = facts.jurisdiction === 'GB' ? 'GBP' : 'EUR';
   const money = (major: number) => ({ amountMinor: major * 100, currency }) as const;
   if (risk.level === 'Severe') return { creditLimit: money(0), tradeLimit: money(0), assessedOn: asOf };
@@ -409,7 +441,12 @@ function eventSignals(facts: RegisterFacts, asOf: string, random: Random): Early
   const from = facts.incorporatedOn ?? addMonths(asOf, -60);
   const until = ended && facts.dissolvedOn ? minDate(facts.dissolvedOn, asOf) : asOf;
   const span = Math.max(0, daysBetween(from, until));
-  const count = random.weighted([[0, 0.45], [1, 0.3], [2, 0.17], [3, 0.08]]);
+  const count = random.weighted([
+    [0, 0.45],
+    [1, 0.3],
+    [2, 0.17],
+    [3, 0.08],
+  ]);
 
   const signals: EarlySignal[] = [];
   for (let n = 1; n <= count; n++) {
@@ -417,10 +454,25 @@ function eventSignals(facts: RegisterFacts, asOf: string, random: Random): Early
     const { kind, severity, summary } = content.weighted(EVENT_SIGNALS[facts.jurisdiction]);
     const detectedOn = addDays(from, content.int(0, span));
     const detectedAt = instantOn(detectedOn, content);
-    const state: EarlySignal['state'] = ended ? 'expired' : random.weighted([['active', 0.7], ['superseded', 0.15], ['expired', 0.15]]);
+    const state: EarlySignal['state'] = ended
+      ? 'expired'
+      : random.weighted([
+          ['active', 0.7],
+          ['superseded', 0.15],
+          ['expired', 0.15],
+        ]);
     const changedOn = state === 'active' ? detectedOn : addDays(detectedOn, random.int(0, Math.max(0, daysBetween(detectedOn, until))));
     const updatedAt = state === 'active' ? detectedAt : instantOn(changedOn, random);
-    signals.push({ id: `sig-${facts.companyNumber}-${n}`, kind, state, severity, summary, detectedAt, updatedAt: updatedAt < detectedAt ? detectedAt : updatedAt });
+    signals.push({
+      id: `sig-${facts.companyNumber}-${n}`,
+      kind,
+      state,
+      severity,
+      summary,
+      detectedAt,
+      // biome-ignore lint/complexity/useMathMinMax: ISO instants compare as strings; Math.max would turn them into NaN.
+      updatedAt: updatedAt < detectedAt ? detectedAt : updatedAt,
+    });
   }
   return signals;
 }
@@ -435,13 +487,24 @@ function conditionSignals(facts: RegisterFacts, filing: FilingBehaviour, asOf: s
   const recently = () => addDays(asOf, -random.int(1, 90));
 
   const signals: EarlySignal[] = [];
-  if (ENDED_STATUSES.has(status)) signals.push(signal(status, 'critical', `The company is ${status} on the register`, facts.dissolvedOn ?? recently()));
+  if (ENDED_STATUSES.has(status))
+    signals.push(signal(status, 'critical', `The company is ${status} on the register`, facts.dissolvedOn ?? recently()));
   if (INSOLVENT_STATUSES.has(status) || status === 'voluntary_arrangement') {
     signals.push(signal('insolvency', 'critical', `Insolvency: ${registerStatus}`, recently()));
   }
-  if (isStrikeOffProposed(facts.tradingStatus)) signals.push(signal('strike_off_proposed', 'critical', 'A proposal to strike the company off the register has been published', recently()));
+  if (isStrikeOffProposed(facts.tradingStatus))
+    signals.push(
+      signal('strike_off_proposed', 'critical', 'A proposal to strike the company off the register has been published', recently()),
+    );
   if (filing.accountsOverdue && filing.nextAccountsDueOn) {
-    signals.push(signal('accounts_overdue', 'warning', `Accounts due on ${filing.nextAccountsDueOn} have not been filed`, addDays(filing.nextAccountsDueOn, 1)));
+    signals.push(
+      signal(
+        'accounts_overdue',
+        'warning',
+        `Accounts due on ${filing.nextAccountsDueOn} have not been filed`,
+        addDays(filing.nextAccountsDueOn, 1),
+      ),
+    );
   }
   if (filing.confirmationStatementOverdue) {
     const statement = facts.jurisdiction === 'GB' ? 'confirmation statement' : 'annual return';

@@ -68,13 +68,80 @@ const IRISH_PLACES: readonly Place[] = [
 ];
 
 const IRISH_SURNAMES = [
-  'Murphy', 'Kelly', "O'Sullivan", 'Walsh', "O'Brien", 'Byrne', 'Ryan', "O'Connor", "O'Neill", "O'Reilly", 'Doyle',
-  'McCarthy', 'Gallagher', "O'Doherty", 'Kennedy', 'Lynch', 'Murray', 'Quinn', 'Moore', 'McLoughlin', 'Carroll',
-  'Connolly', 'Daly', "O'Connell", 'Dunne', 'Brennan', 'Burke', 'Collins', 'Fitzgerald', 'Maguire', 'Nolan', 'Flynn',
-  "O'Callaghan", "O'Donnell", 'Duffy', "O'Mahony", 'Boyle', 'Healy', "O'Shea", 'Sweeney', 'Hayes', 'Kavanagh', 'Power',
-  'McGrath', 'Moran', 'Brady', 'Casey', 'Foley', 'Fitzpatrick', "O'Leary", 'McDonnell', 'MacMahon', 'Donnelly',
-  "O'Regan", "O'Donovan", 'Flanagan', 'Barry', 'Kenny', 'Sheehan', 'Whelan', 'Cullen', 'Keane', 'Maher', 'McKenna',
-  'Hogan', "O'Keeffe", 'McNamara', 'Moloney', "O'Rourke", 'Buckley', "O'Dwyer", 'Ní Bhriain', 'Mac Giolla', 'Ó Sé',
+  'Murphy',
+  'Kelly',
+  "O'Sullivan",
+  'Walsh',
+  "O'Brien",
+  'Byrne',
+  'Ryan',
+  "O'Connor",
+  "O'Neill",
+  "O'Reilly",
+  'Doyle',
+  'McCarthy',
+  'Gallagher',
+  "O'Doherty",
+  'Kennedy',
+  'Lynch',
+  'Murray',
+  'Quinn',
+  'Moore',
+  'McLoughlin',
+  'Carroll',
+  'Connolly',
+  'Daly',
+  "O'Connell",
+  'Dunne',
+  'Brennan',
+  'Burke',
+  'Collins',
+  'Fitzgerald',
+  'Maguire',
+  'Nolan',
+  'Flynn',
+  "O'Callaghan",
+  "O'Donnell",
+  'Duffy',
+  "O'Mahony",
+  'Boyle',
+  'Healy',
+  "O'Shea",
+  'Sweeney',
+  'Hayes',
+  'Kavanagh',
+  'Power',
+  'McGrath',
+  'Moran',
+  'Brady',
+  'Casey',
+  'Foley',
+  'Fitzpatrick',
+  "O'Leary",
+  'McDonnell',
+  'MacMahon',
+  'Donnelly',
+  "O'Regan",
+  "O'Donovan",
+  'Flanagan',
+  'Barry',
+  'Kenny',
+  'Sheehan',
+  'Whelan',
+  'Cullen',
+  'Keane',
+  'Maher',
+  'McKenna',
+  'Hogan',
+  "O'Keeffe",
+  'McNamara',
+  'Moloney',
+  "O'Rourke",
+  'Buckley',
+  "O'Dwyer",
+  'Ní Bhriain',
+  'Mac Giolla',
+  'Ó Sé',
 ];
 
 interface Trade {
@@ -141,31 +208,144 @@ const TRADES: readonly Trade[] = [
 ];
 
 const IRISH_COMMUNITY_BODIES = [
-  'Community Development', 'Family Resource Centre', 'GAA Club', 'Tidy Towns', 'Arts Festival', 'Rowing Club',
-  'Community Childcare', 'Enterprise Centre', 'Heritage Society', 'Sports Partnership', 'Men\'s Shed', 'Youth Project',
+  'Community Development',
+  'Family Resource Centre',
+  'GAA Club',
+  'Tidy Towns',
+  'Arts Festival',
+  'Rowing Club',
+  'Community Childcare',
+  'Enterprise Centre',
+  'Heritage Society',
+  'Sports Partnership',
+  "Men's Shed",
+  'Youth Project',
 ];
 
 /** GB places with a postcode area of theirs, so that addresses hang together. */
 const GB_PLACES: readonly (readonly [string, string])[] = [
-  ['London', 'EC1V'], ['Manchester', 'M1'], ['Birmingham', 'B1'], ['Leeds', 'LS1'], ['Bristol', 'BS1'], ['Sheffield', 'S1'],
-  ['Liverpool', 'L1'], ['Newcastle', 'NE1'], ['Nottingham', 'NG1'], ['Leicester', 'LE1'], ['Cardiff', 'CF10'], ['Swansea', 'SA1'],
-  ['Glasgow', 'G1'], ['Edinburgh', 'EH1'], ['Aberdeen', 'AB10'], ['Belfast', 'BT1'], ['Norwich', 'NR1'], ['Exeter', 'EX1'],
-  ['Plymouth', 'PL1'], ['York', 'YO1'], ['Oxford', 'OX1'], ['Cambridge', 'CB1'], ['Brighton', 'BN1'], ['Southampton', 'SO14'],
-  ['Portsmouth', 'PO1'], ['Reading', 'RG1'], ['Coventry', 'CV1'], ['Hull', 'HU1'], ['Bradford', 'BD1'], ['Derby', 'DE1'],
-  ['Wolverhampton', 'WV1'], ['Sunderland', 'SR1'], ['Preston', 'PR1'], ['Bath', 'BA1'], ['Chester', 'CH1'], ['Durham', 'DH1'],
-  ['Kent', 'ME1'], ['Essex', 'CM1'], ['Yorkshire', 'HG1'], ['Cornwall', 'TR1'], ['Devon', 'EX4'], ['Pennine', 'HX1'],
-  ['Thames', 'SL4'], ['Mersey', 'WA1'], ['Severn', 'GL1'], ['Cotswold', 'GL7'], ['Chiltern', 'HP5'], ['Highland', 'IV1'],
+  ['London', 'EC1V'],
+  ['Manchester', 'M1'],
+  ['Birmingham', 'B1'],
+  ['Leeds', 'LS1'],
+  ['Bristol', 'BS1'],
+  ['Sheffield', 'S1'],
+  ['Liverpool', 'L1'],
+  ['Newcastle', 'NE1'],
+  ['Nottingham', 'NG1'],
+  ['Leicester', 'LE1'],
+  ['Cardiff', 'CF10'],
+  ['Swansea', 'SA1'],
+  ['Glasgow', 'G1'],
+  ['Edinburgh', 'EH1'],
+  ['Aberdeen', 'AB10'],
+  ['Belfast', 'BT1'],
+  ['Norwich', 'NR1'],
+  ['Exeter', 'EX1'],
+  ['Plymouth', 'PL1'],
+  ['York', 'YO1'],
+  ['Oxford', 'OX1'],
+  ['Cambridge', 'CB1'],
+  ['Brighton', 'BN1'],
+  ['Southampton', 'SO14'],
+  ['Portsmouth', 'PO1'],
+  ['Reading', 'RG1'],
+  ['Coventry', 'CV1'],
+  ['Hull', 'HU1'],
+  ['Bradford', 'BD1'],
+  ['Derby', 'DE1'],
+  ['Wolverhampton', 'WV1'],
+  ['Sunderland', 'SR1'],
+  ['Preston', 'PR1'],
+  ['Bath', 'BA1'],
+  ['Chester', 'CH1'],
+  ['Durham', 'DH1'],
+  ['Kent', 'ME1'],
+  ['Essex', 'CM1'],
+  ['Yorkshire', 'HG1'],
+  ['Cornwall', 'TR1'],
+  ['Devon', 'EX4'],
+  ['Pennine', 'HX1'],
+  ['Thames', 'SL4'],
+  ['Mersey', 'WA1'],
+  ['Severn', 'GL1'],
+  ['Cotswold', 'GL7'],
+  ['Chiltern', 'HP5'],
+  ['Highland', 'IV1'],
 ];
 
 const GB_SURNAMES = [
-  'Smith', 'Jones', 'Taylor', 'Brown', 'Williams', 'Wilson', 'Johnson', 'Davies', 'Robinson', 'Wright', 'Thompson',
-  'Evans', 'Walker', 'White', 'Roberts', 'Green', 'Hall', 'Wood', 'Jackson', 'Clarke', 'Patel', 'Khan', 'Lewis',
-  'James', 'Phillips', 'Mason', 'Mitchell', 'Rose', 'Davis', 'Rodriguez', 'Cox', 'Alexander', 'Morgan', 'Moore',
-  'Hughes', 'Ahmed', 'Singh', 'Ali', 'Begum', 'Shah', 'Hussain', 'Edwards', 'Turner', 'Hill', 'Cooper', 'Ward',
-  'Morris', 'King', 'Harris', 'Martin', 'Baker', 'Campbell', 'Stewart', 'MacDonald', 'Fraser', 'Reid', 'Murray',
+  'Smith',
+  'Jones',
+  'Taylor',
+  'Brown',
+  'Williams',
+  'Wilson',
+  'Johnson',
+  'Davies',
+  'Robinson',
+  'Wright',
+  'Thompson',
+  'Evans',
+  'Walker',
+  'White',
+  'Roberts',
+  'Green',
+  'Hall',
+  'Wood',
+  'Jackson',
+  'Clarke',
+  'Patel',
+  'Khan',
+  'Lewis',
+  'James',
+  'Phillips',
+  'Mason',
+  'Mitchell',
+  'Rose',
+  'Davis',
+  'Rodriguez',
+  'Cox',
+  'Alexander',
+  'Morgan',
+  'Moore',
+  'Hughes',
+  'Ahmed',
+  'Singh',
+  'Ali',
+  'Begum',
+  'Shah',
+  'Hussain',
+  'Edwards',
+  'Turner',
+  'Hill',
+  'Cooper',
+  'Ward',
+  'Morris',
+  'King',
+  'Harris',
+  'Martin',
+  'Baker',
+  'Campbell',
+  'Stewart',
+  'MacDonald',
+  'Fraser',
+  'Reid',
+  'Murray',
 ];
 
-const STREETS = ['Main Street', 'High Street', 'Church Road', 'Station Road', 'Mill Lane', 'Bridge Street', 'Market Square', 'Park Road', 'Green Lane', 'Quay Street'];
+const STREETS = [
+  'Main Street',
+  'High Street',
+  'Church Road',
+  'Station Road',
+  'Mill Lane',
+  'Bridge Street',
+  'Market Square',
+  'Park Road',
+  'Green Lane',
+  'Quay Street',
+];
 const EIRCODE_CHARACTERS = 'ACDEFHKNPRTVWXY0123456789';
 
 // ---------------------------------------------------------------------------------------------
@@ -197,11 +377,28 @@ const GB_STATUSES: readonly (readonly [StatusChoice, number])[] = [
 
 /** Legal suffixes per IE company type, with how often each spelling is chosen. */
 const IE_SUFFIXES: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
-  ltd: [['LIMITED', 0.7], ['LTD', 0.2], ['TEORANTA', 0.1]],
-  dac: [['DAC', 0.6], ['DESIGNATED ACTIVITY COMPANY', 0.3], ['CUIDEACHTA GHNÍOMHAÍOCHTA AINMNITHE', 0.1]],
-  plc: [['PLC', 0.8], ['PUBLIC LIMITED COMPANY', 0.2]],
-  clg: [['CLG', 0.6], ['COMPANY LIMITED BY GUARANTEE', 0.4]],
-  ulc: [['UNLIMITED COMPANY', 0.6], ['UC', 0.4]],
+  ltd: [
+    ['LIMITED', 0.7],
+    ['LTD', 0.2],
+    ['TEORANTA', 0.1],
+  ],
+  dac: [
+    ['DAC', 0.6],
+    ['DESIGNATED ACTIVITY COMPANY', 0.3],
+    ['CUIDEACHTA GHNÍOMHAÍOCHTA AINMNITHE', 0.1],
+  ],
+  plc: [
+    ['PLC', 0.8],
+    ['PUBLIC LIMITED COMPANY', 0.2],
+  ],
+  clg: [
+    ['CLG', 0.6],
+    ['COMPANY LIMITED BY GUARANTEE', 0.4],
+  ],
+  ulc: [
+    ['UNLIMITED COMPANY', 0.6],
+    ['UC', 0.4],
+  ],
 };
 
 /** The date a register issued a number, by interpolating between known (number, date) points. */
@@ -298,7 +495,13 @@ function irishName(companyType: string, random: Random): { name: string; trade: 
 
 function irishFacts(number: number, seed: number): RegisterFacts {
   const random = seededRandom(`IE#${number}#facts#${seed}`);
-  const companyType = random.weighted([['ltd', 0.86], ['clg', 0.06], ['dac', 0.05], ['ulc', 0.02], ['plc', 0.01]]);
+  const companyType = random.weighted([
+    ['ltd', 0.86],
+    ['clg', 0.06],
+    ['dac', 0.05],
+    ['ulc', 0.02],
+    ['plc', 0.01],
+  ]);
   const { name, trade, place } = irishName(companyType, random);
   const incorporatedOn = issuedOn(number, CRO_MILESTONES, random);
   const town = random.pick(IRISH_PLACES.filter((candidate) => candidate.county === place.county));
@@ -328,7 +531,12 @@ export function* generateIrishCompanies(count: number, seed = 1): Generator<Prof
 
 function britishFacts(number: number, seed: number): RegisterFacts {
   const random = seededRandom(`GB#${number}#facts#${seed}`);
-  const companyType = random.weighted([['ltd', 0.93], ['private-limited-guarant-nsc', 0.05], ['private-unlimited', 0.015], ['plc', 0.005]]);
+  const companyType = random.weighted([
+    ['ltd', 0.93],
+    ['private-limited-guarant-nsc', 0.05],
+    ['private-unlimited', 0.015],
+    ['plc', 0.005],
+  ]);
   const trade = random.pick(TRADES);
   const [place, postcodeArea] = random.pick(GB_PLACES);
   const surname = random.pick(GB_SURNAMES);
@@ -339,7 +547,15 @@ function britishFacts(number: number, seed: number): RegisterFacts {
     [() => `${place} ${surname} ${trade.words}`, 1],
     [() => `${surname} ${trade.words} (UK)`, 1],
   ])();
-  const suffix = companyType === 'plc' ? 'PLC' : companyType === 'private-unlimited' ? '' : random.weighted([['LIMITED', 0.6], ['LTD', 0.4]]);
+  const suffix =
+    companyType === 'plc'
+      ? 'PLC'
+      : companyType === 'private-unlimited'
+        ? ''
+        : random.weighted([
+            ['LIMITED', 0.6],
+            ['LTD', 0.4],
+          ]);
   const incorporatedOn = issuedOn(number, GB_09_MILESTONES, random);
   return {
     jurisdiction: 'GB',

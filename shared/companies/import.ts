@@ -160,7 +160,11 @@ export async function detectImportFormat(path: string): Promise<ImportFormat> {
   const file = await open(path, 'r');
   try {
     const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(4096), position: 0 });
-    const start = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    const start = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
     if (start.startsWith('{')) return 'ndjson';
     if (/^"?company_name"?\s*,/.test(start)) return 'csv';
   } finally {

@@ -100,7 +100,10 @@ const DOTTED_INITIALS = /(?<![\p{L}\p{N}])(?:\p{L}\.)+\p{L}(?![\p{L}\p{N}])\.?/g
 
 /** Case, accents and punctuation folded; "&" and "+" read as "and"; legal-form suffixes kept. */
 export function foldName(name: string): string {
-  const decomposed = name.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  const decomposed = name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
   return Array.from(decomposed, (char) => UNDECOMPOSABLE[char] ?? char)
     .join('')
     .replace(DOTTED_INITIALS, (initials) => initials.replace(/\./g, ''))

@@ -63,7 +63,8 @@ const MAX_INPUT_LENGTH = 32;
 
 export class InvalidCompanyNumberError extends HttpError {
   constructor(reason: string, jurisdiction?: Jurisdiction) {
-    const forms = jurisdiction === 'GB' ? GB_ACCEPTED_FORMS : jurisdiction === 'IE' ? IE_ACCEPTED_FORMS : `${GB_ACCEPTED_FORMS}; ${IE_ACCEPTED_FORMS}`;
+    const forms =
+      jurisdiction === 'GB' ? GB_ACCEPTED_FORMS : jurisdiction === 'IE' ? IE_ACCEPTED_FORMS : `${GB_ACCEPTED_FORMS}; ${IE_ACCEPTED_FORMS}`;
     super(400, 'invalid_company_number', `${reason}. ${forms}.`, {}, { parameter: 'companyNumber' });
     this.name = 'InvalidCompanyNumberError';
   }
@@ -99,7 +100,8 @@ function parseGb(value: string): string {
   if (!prefixed) throw new InvalidCompanyNumberError(`"${value}" is not a company number`, 'GB');
   const [, prefix = '', digits = ''] = prefixed;
   if (!(prefix in GB_PREFIXES)) throw new InvalidCompanyNumberError(`"${prefix}" is not a Companies House company number prefix`, 'GB');
-  if (digits.length > 6) throw new InvalidCompanyNumberError(`"${value}" has ${digits.length} digits after the ${prefix} prefix, more than 6`, 'GB');
+  if (digits.length > 6)
+    throw new InvalidCompanyNumberError(`"${value}" has ${digits.length} digits after the ${prefix} prefix, more than 6`, 'GB');
   if (/^0+$/.test(digits)) throw new InvalidCompanyNumberError(`"${value}" has no number after the ${prefix} prefix`, 'GB');
   return prefix + digits.padStart(6, '0');
 }
@@ -118,7 +120,8 @@ function parseIe(value: string): string {
  * register, and the caller must say which.
  */
 export function parseCompanyNumber(raw: string, jurisdiction?: Jurisdiction): ParsedCompanyNumber {
-  if (raw.length > MAX_INPUT_LENGTH) throw new InvalidCompanyNumberError(`A company number has at most ${MAX_INPUT_LENGTH} characters`, jurisdiction);
+  if (raw.length > MAX_INPUT_LENGTH)
+    throw new InvalidCompanyNumberError(`A company number has at most ${MAX_INPUT_LENGTH} characters`, jurisdiction);
   const value = compact(raw);
   if (value === '') throw new InvalidCompanyNumberError('The company number is empty', jurisdiction);
   if (jurisdiction === 'GB') return { jurisdiction, companyNumber: parseGb(value) };

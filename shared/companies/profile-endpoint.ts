@@ -27,7 +27,10 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
 /** GET /v1/profile/{companyNumber}?jurisdiction= */
 export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandler {
   return async (request, principal) => {
-    const { jurisdiction, companyNumber } = parseCompanyNumber(request.pathParameters.companyNumber ?? '', jurisdictionParam(request.query));
+    const { jurisdiction, companyNumber } = parseCompanyNumber(
+      request.pathParameters.companyNumber ?? '',
+      jurisdictionParam(request.query),
+    );
     let fetched: Awaited<ReturnType<typeof fetchAndWatch>>;
     try {
       fetched = await fetchAndWatch(deps, principal.clientId, jurisdiction, companyNumber);

@@ -189,7 +189,14 @@ function registerFacts(row: RegisterRow): RegisterFacts {
 
   let status = tradingStatusCode(registerStatus);
   if (status === 'active' && sicCodes.length === 1 && sicCodes[0] === DORMANT_SIC) status = 'dormant';
-  const since = status === 'dissolved' ? dissolvedOn : status === 'removed' ? removedOn : status === 'active' || status === 'dormant' ? incorporatedOn : null;
+  const since =
+    status === 'dissolved'
+      ? dissolvedOn
+      : status === 'removed'
+        ? removedOn
+        : status === 'active' || status === 'dormant'
+          ? incorporatedOn
+          : null;
 
   return {
     jurisdiction: 'GB',
@@ -290,7 +297,9 @@ export async function* readRegisterCsv(stream: Readable, options: RegisterCsvOpt
         continue;
       }
       if (fields.length !== columns.length) {
-        throw new RowError(`expected ${columns.length} fields, found ${fields.length}${fields.length > columns.length ? ' (two records run together?)' : ''}`);
+        throw new RowError(
+          `expected ${columns.length} fields, found ${fields.length}${fields.length > columns.length ? ' (two records run together?)' : ''}`,
+        );
       }
       const row = Object.fromEntries(columns.map((column, index) => [column, fields[index] ?? ''])) as RegisterRow;
       yield { line: record.line, profile: demoProfile(registerFacts(row), seed, asOf) };

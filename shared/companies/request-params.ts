@@ -31,7 +31,8 @@ export function jurisdictionParam(query: URLSearchParams): Jurisdiction | undefi
 
 export function requiredJurisdictionParam(query: URLSearchParams): Jurisdiction {
   const jurisdiction = jurisdictionParam(query);
-  if (jurisdiction === undefined) throw badRequest('invalid_jurisdiction', 'jurisdiction is required: GB or IE.', { parameter: 'jurisdiction' });
+  if (jurisdiction === undefined)
+    throw badRequest('invalid_jurisdiction', 'jurisdiction is required: GB or IE.', { parameter: 'jurisdiction' });
   return jurisdiction;
 }
 
@@ -40,7 +41,9 @@ export function limitParam(query: URLSearchParams): number {
   if (raw === undefined) return DEFAULT_PAGE_LIMIT;
   const limit = /^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
   if (!(limit >= 1 && limit <= MAX_PAGE_LIMIT)) {
-    throw badRequest('invalid_limit', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).`, { parameter: 'limit' });
+    throw badRequest('invalid_limit', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).`, {
+      parameter: 'limit',
+    });
   }
   return limit;
 }

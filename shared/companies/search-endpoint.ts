@@ -20,7 +20,9 @@ function queryParam(query: URLSearchParams): string {
   if (length < MIN_QUERY_LENGTH || length > MAX_QUERY_LENGTH) {
     throw badRequest(
       'invalid_query',
-      q === '' ? 'q is required: the company name (or number) to search for.' : `q must be ${MIN_QUERY_LENGTH} to ${MAX_QUERY_LENGTH} characters long; it has ${length}.`,
+      q === ''
+        ? 'q is required: the company name (or number) to search for.'
+        : `q must be ${MIN_QUERY_LENGTH} to ${MAX_QUERY_LENGTH} characters long; it has ${length}.`,
       { parameter: 'q' },
     );
   }

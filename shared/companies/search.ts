@@ -144,7 +144,8 @@ function planOf(q: string, jurisdiction: Jurisdiction): Plan {
 const singleCharacter = (word: string) => Array.from(word).length === 1;
 
 /** One-character query words match whole words only; longer ones match word prefixes. */
-const wordMatches = (nameWord: string, queryWord: string) => (singleCharacter(queryWord) ? nameWord === queryWord : nameWord.startsWith(queryWord));
+const wordMatches = (nameWord: string, queryWord: string) =>
+  singleCharacter(queryWord) ? nameWord === queryWord : nameWord.startsWith(queryWord);
 
 const firstMatchingWord = (words: readonly string[], queryWord: string) =>
   words.filter((word) => wordMatches(word, queryWord)).sort(compareKeys)[0];
@@ -248,7 +249,8 @@ function decodeCursor(cursor: string, plan: Plan): Position {
   if (typeof body !== 'object' || body === null) throw new InvalidCursorError('The cursor is not one this API issued');
   const { v, f, t, a } = body as Record<string, unknown>;
   if (v !== CURSOR_VERSION) throw new InvalidCursorError('The cursor comes from another version of the API; start the search again');
-  if (f !== plan.fingerprint) throw new InvalidCursorError('The cursor belongs to a different query or jurisdiction; pass the same q and jurisdiction');
+  if (f !== plan.fingerprint)
+    throw new InvalidCursorError('The cursor belongs to a different query or jurisdiction; pass the same q and jurisdiction');
   if (typeof t !== 'string' || !TIERS.includes(t as Tier)) throw new InvalidCursorError('The cursor is not one this API issued');
   const tier = t as Tier;
   if (a === undefined) return { tier };

@@ -14,7 +14,10 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   return {
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
-    pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>,
+    pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<
+      string,
+      string
+    >,
     headers,
     query: new URLSearchParams(event.rawQueryString ?? ''),
     body,

@@ -36,4 +36,10 @@ export function problem(error: HttpError): HttpResponse {
 }
 
 export const internalError = (): HttpResponse =>
-  problem(new HttpError(500, 'internal_error', 'Something went wrong on our side. Retry later; if it persists, contact support with the request id.'));
+  problem(
+    new HttpError(
+      500,
+      'internal_error',
+      'Something went wrong on our side. Retry later; if it persists, contact support with the request id.',
+    ),
+  );

@@ -54,7 +54,9 @@ describe('function bundling', () => {
     const assembly = app.synth();
 
     // Assess
-    const code = (stack.functions.get('probe')?.node.defaultChild as CfnFunction).code as { s3Key: string };
+    const probe = stack.functions.get('probe');
+    if (!probe) throw new Error('the probe function was not built');
+    const code = (probe.node.defaultChild as CfnFunction).code as { s3Key: string };
     const assetDir = join(assembly.directory, `asset.${code.s3Key.replace(/\.zip$/, '')}`);
     const bundle = join(assetDir, 'index.mjs');
     expect(existsSync(bundle)).toBe(true);

@@ -37,7 +37,9 @@ describe('cdk synth', () => {
     expect(lambdas.map((r) => r.Properties.Description).sort()).toEqual(catalogue.map((spec) => spec.description).sort());
     for (const lambda of lambdas) {
       const { S3Key } = lambda.Properties.Code as { S3Key: string };
-      expect(existsSync(join(outdir, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs')), String(lambda.Properties.Description)).toBe(true);
+      expect(existsSync(join(outdir, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs')), String(lambda.Properties.Description)).toBe(
+        true,
+      );
     }
     expect(`${stdout}${stderr}`).not.toMatch(/AwsSolutions-/);
   }, 180_000);

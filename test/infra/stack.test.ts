@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type FunctionSpec, functions as catalogue } from '../../infra/catalogue';
+import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { allTables, clientsTable, companiesTable, type TableDefinition, watchesTable } from '../../shared/storage/tables';
 
@@ -95,7 +95,11 @@ describe('BureauStack', () => {
         Role: { 'Fn::GetAtt': [synth.roleId(spec.id), 'Arn'] },
         LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: synth.logicalId(fn?.logGroup as IConstruct) } },
         Environment: {
-          Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'bureau', TOKEN_ISSUER: 'https://bureau.example', TOKEN_AUDIENCE: 'bureau-api' }),
+          Variables: Match.objectLike({
+            POWERTOOLS_SERVICE_NAME: 'bureau',
+            TOKEN_ISSUER: 'https://bureau.example',
+            TOKEN_AUDIENCE: 'bureau-api',
+          }),
         },
       });
       synth.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
@@ -206,7 +210,9 @@ describe('BureauStack', () => {
     const secret = { Ref: synth.logicalId(synth.stack.signingKey.secret) };
     const on = (action: string) =>
       catalogue
-        .filter((spec) => synth.statementsOf(spec.id).some((s) => grants(action)(s) && JSON.stringify(s.Resource) === JSON.stringify(secret)))
+        .filter((spec) =>
+          synth.statementsOf(spec.id).some((s) => grants(action)(s) && JSON.stringify(s.Resource) === JSON.stringify(secret)),
+        )
         .map((spec) => spec.id);
 
     expect(on('secretsmanager:GetSecretValue')).toEqual(catalogue.filter((spec) => spec.signingKey).map((spec) => spec.id));
@@ -262,7 +268,9 @@ describe('BureauStack', () => {
   it('has no unacknowledged cdk-nag AwsSolutions finding', () => {
     const report = new AwsSolutionsChecks().validateScope(synth.stack);
 
-    expect(report.violations.map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => r.constructPath)}`)).toEqual([]);
+    expect(report.violations.map((v) => `${v.ruleName} (${v.severity}) at ${v.violatingResources.map((r) => r.constructPath)}`)).toEqual(
+      [],
+    );
   });
 });
 
@@ -287,10 +295,7 @@ describe('BureauStack built from a catalogue with a new function', () => {
         {
           Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
           Effect: 'Allow',
-          Resource: [
-            { 'Fn::GetAtt': [watches, 'Arn'] },
-            { 'Fn::Join': ['', [{ 'Fn::GetAtt': [watches, 'Arn'] }, '/index/byClient']] },
-          ],
+          Resource: [{ 'Fn::GetAtt': [watches, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [watches, 'Arn'] }, '/index/byClient']] }],
         },
         {
           Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],

@@ -104,7 +104,8 @@ function printSummary(io: CliIo, file: string, source: ImportSource, where: stri
   if (result.errors.length === 0) return;
   io.err('Rejected rows:');
   for (const error of result.errors.slice(0, REJECTS_SHOWN)) io.err(`  line ${error.line}: ${error.message}`);
-  if (result.rejected > REJECTS_SHOWN) io.err(`  … and ${result.rejected - REJECTS_SHOWN} more (run with --json to see up to ${result.errors.length})`);
+  if (result.rejected > REJECTS_SHOWN)
+    io.err(`  … and ${result.rejected - REJECTS_SHOWN} more (run with --json to see up to ${result.errors.length})`);
 }
 
 /** `bureau companies …`: load company profiles. */
@@ -132,7 +133,10 @@ Examples:
     .option('--seed <seed>', 'seed of the demo blocks derived for CSV rows', wholeNumberOption(0, 999_999), 0)
     .option('--no-progress', 'print no progress while importing')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExit status: 0 when every row was imported, 1 when rows were rejected (the others are imported) or the file cannot be read.')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when every row was imported, 1 when rows were rejected (the others are imported) or the file cannot be read.',
+    )
     .action(
       async (
         file: string,
@@ -149,7 +153,9 @@ Examples:
         const target = await context.target();
         const store = new DynamoCompanyStore(target.doc, target.tables.companies);
         const progress =
-          options.progress && !options.json ? progressReporter(context.io, await countRecords(file, source.format), process.stderr.isTTY === true) : undefined;
+          options.progress && !options.json
+            ? progressReporter(context.io, await countRecords(file, source.format), process.stderr.isTTY === true)
+            : undefined;
         const started = Date.now();
         let result: ImportResult;
         try {
@@ -164,7 +170,10 @@ Examples:
         if (options.json) context.io.out(JSON.stringify({ file, format: source.format, ...result }, null, 2));
         else printSummary(context.io, file, source, target.description, result, (Date.now() - started) / 1000);
         if (result.rejected > 0) {
-          command.error(`error: ${result.rejected} row(s) rejected; every other row was imported`, { exitCode: 1, code: 'bureau.companies.rejected' });
+          command.error(`error: ${result.rejected} row(s) rejected; every other row was imported`, {
+            exitCode: 1,
+            code: 'bureau.companies.rejected',
+          });
         }
       },
     );

@@ -35,10 +35,15 @@ export async function startTestRuntime(): Promise<TestRuntime> {
       const response = await fetch(`${runtime.baseUrl}/v1/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }),
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: credentials.clientId,
+          client_secret: credentials.clientSecret,
+        }),
       });
       const body = (await response.json()) as { access_token?: string };
-      if (response.status !== 200 || !body.access_token) throw new Error(`token request failed with ${response.status}: ${JSON.stringify(body)}`);
+      if (response.status !== 200 || !body.access_token)
+        throw new Error(`token request failed with ${response.status}: ${JSON.stringify(body)}`);
       return body.access_token;
     },
     async stop() {

@@ -40,7 +40,9 @@ describe('the client registry', () => {
       secretVersions: [{ version: 1, createdAt: new Date(clock()).toISOString() }],
     });
     expect(secret).toMatch(/^bsk_[A-Za-z0-9_-]{43}$/);
-    const stored = await tables.doc.send(new GetCommand({ TableName: tables.names.clients, Key: { pk: `CLIENT#${client.clientId}`, sk: 'CLIENT' } }));
+    const stored = await tables.doc.send(
+      new GetCommand({ TableName: tables.names.clients, Key: { pk: `CLIENT#${client.clientId}`, sk: 'CLIENT' } }),
+    );
     expect(JSON.stringify(stored.Item)).not.toContain(secret);
     expect(await clients.get(client.clientId)).toEqual(client);
   });

@@ -1,12 +1,12 @@
 import { decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { activeClient, clientLookup, manualClock } from '../../unit/auth/fakes';
-import { FakeSecretsManager } from '../../unit/auth/fake-secrets-manager';
 import { KeyRotation, RotationError, type RotationStep } from '../../../shared/auth/key-rotation';
-import { parseKeySet, PublishedJwksStore, publicJwks, rotateKeySet, SecretsManagerKeySetSource } from '../../../shared/auth/signing-keys';
+import { PublishedJwksStore, parseKeySet, publicJwks, rotateKeySet, SecretsManagerKeySetSource } from '../../../shared/auth/signing-keys';
 import { TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { FakeSecretsManager } from '../../unit/auth/fake-secrets-manager';
+import { activeClient, clientLookup, manualClock } from '../../unit/auth/fakes';
 
 const SECRET_ID = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:bureau-signing-keys';
 const STEPS: readonly RotationStep[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
@@ -114,7 +114,10 @@ describe('signing key rotation', () => {
     const { secrets, rotation } = await setup();
     const keySet = await rotateKeySet(undefined);
     const other = await rotateKeySet(undefined);
-    const mismatched = { ...keySet, keys: [{ ...(keySet.keys[0] as (typeof keySet.keys)[number]), x: (other.keys[0] as (typeof other.keys)[number]).x }] };
+    const mismatched = {
+      ...keySet,
+      keys: [{ ...(keySet.keys[0] as (typeof keySet.keys)[number]), x: (other.keys[0] as (typeof other.keys)[number]).x }],
+    };
     secrets.startRotation('rotation-1');
     secrets.seed('rotation-1', JSON.stringify(mismatched), ['AWSPENDING']);
 

@@ -109,7 +109,14 @@ describe('the rate limiter', () => {
   it('describes the policy and the live counter in draft RateLimit headers', () => {
     const usage = { allowed: false, limit: 600, remaining: 0, resetSeconds: 17 };
 
-    expect(rateLimitHeaders({ ...usage, remaining: 12 })).toEqual({ 'ratelimit-policy': '"default";q=600;w=60', ratelimit: '"default";r=12;t=17' });
-    expect(rateLimitedHeaders(usage)).toEqual({ 'ratelimit-policy': '"default";q=600;w=60', ratelimit: '"default";r=0;t=17', 'retry-after': '17' });
+    expect(rateLimitHeaders({ ...usage, remaining: 12 })).toEqual({
+      'ratelimit-policy': '"default";q=600;w=60',
+      ratelimit: '"default";r=12;t=17',
+    });
+    expect(rateLimitedHeaders(usage)).toEqual({
+      'ratelimit-policy': '"default";q=600;w=60',
+      ratelimit: '"default";r=0;t=17',
+      'retry-after': '17',
+    });
   });
 });

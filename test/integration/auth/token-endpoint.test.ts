@@ -121,14 +121,21 @@ describe('POST /v1/oauth/token', () => {
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ clientId: client.clientId });
-    expect(response.headers).toMatchObject({ 'ratelimit-policy': `"default";q=${DEFAULT_LIMIT};w=60`, ratelimit: expect.stringContaining(`r=${DEFAULT_LIMIT - 2}`) });
+    expect(response.headers).toMatchObject({
+      'ratelimit-policy': `"default";q=${DEFAULT_LIMIT};w=60`,
+      ratelimit: expect.stringContaining(`r=${DEFAULT_LIMIT - 2}`),
+    });
   });
 
   it('accepts the RFC 6749 form grant with HTTP Basic or with the credentials in the body', async () => {
     const { client, secret } = await newClient();
 
-    const basic = await endpoint(tokenRequest({ form: 'grant_type=client_credentials', headers: { authorization: basicAuthorization(client.clientId, secret) } }));
-    const post = await endpoint(tokenRequest({ form: `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${encodeURIComponent(secret)}` }));
+    const basic = await endpoint(
+      tokenRequest({ form: 'grant_type=client_credentials', headers: { authorization: basicAuthorization(client.clientId, secret) } }),
+    );
+    const post = await endpoint(
+      tokenRequest({ form: `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${encodeURIComponent(secret)}` }),
+    );
 
     for (const response of [basic, post]) {
       expect(response.status).toBe(200);
@@ -172,7 +179,9 @@ describe('POST /v1/oauth/token', () => {
   });
 
   it('challenges with Basic when Basic credentials failed', async () => {
-    const response = await endpoint(tokenRequest({ form: 'grant_type=client_credentials', headers: { authorization: basicAuthorization('no-such-client', 'wrong') } }));
+    const response = await endpoint(
+      tokenRequest({ form: 'grant_type=client_credentials', headers: { authorization: basicAuthorization('no-such-client', 'wrong') } }),
+    );
 
     expect(response.status).toBe(401);
     expect(response.headers).toMatchObject({ 'www-authenticate': 'Basic realm="bureau"' });
@@ -189,7 +198,11 @@ describe('POST /v1/oauth/token', () => {
     expect([second.status, third.status]).toEqual([200, 200]);
     expect(fourth.status).toBe(429);
     expect(fourth.body).toMatchObject({ error: 'rate_limited' });
-    expect(fourth.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/), 'ratelimit-policy': '"default";q=3;w=60', 'cache-control': 'no-store' });
+    expect(fourth.headers).toMatchObject({
+      'retry-after': expect.stringMatching(/^\d+$/),
+      'ratelimit-policy': '"default";q=3;w=60',
+      'cache-control': 'no-store',
+    });
   });
 
   it('refuses an address with too many failed attempts before checking any secret', async () => {
@@ -203,7 +216,10 @@ describe('POST /v1/oauth/token', () => {
 
     expect(blocked.status).toBe(429);
     expect(blocked.body).toMatchObject({ error: 'rate_limited' });
-    expect(blocked.headers).toMatchObject({ 'retry-after': expect.any(String), 'ratelimit-policy': `"token-failures";q=${FAILURE_LIMIT};w=60` });
+    expect(blocked.headers).toMatchObject({
+      'retry-after': expect.any(String),
+      'ratelimit-policy': `"token-failures";q=${FAILURE_LIMIT};w=60`,
+    });
     expect(credentialChecks).toBe(checksBefore + 1);
     expect(elsewhere.status).toBe(200);
   });
@@ -235,7 +251,9 @@ describe('GET /v1/.well-known/jwks.json', () => {
 
     expect(response.status).toBe(200);
     expect(response.headers).toMatchObject({ 'cache-control': 'public, max-age=300' });
-    expect(response.body).toEqual({ keys: [expect.objectContaining({ kid: keySet.current, kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' })] });
+    expect(response.body).toEqual({
+      keys: [expect.objectContaining({ kid: keySet.current, kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' })],
+    });
     expect(JSON.stringify(response.body)).not.toContain('"d"');
   });
 
@@ -253,7 +271,11 @@ describe('protected routes', () => {
     const missing = await whoAmI(httpRequest({ path: '/v1/whoami' }));
     const bad = await whoAmI(bearer('not.a.token'));
 
-    expect(missing).toMatchObject({ status: 401, body: { error: 'missing_token' }, headers: { 'www-authenticate': 'Bearer realm="bureau"' } });
+    expect(missing).toMatchObject({
+      status: 401,
+      body: { error: 'missing_token' },
+      headers: { 'www-authenticate': 'Bearer realm="bureau"' },
+    });
     expect(bad).toMatchObject({ status: 401, body: { error: 'invalid_token' } });
     expect(bad.headers?.['www-authenticate']).toContain('error="invalid_token"');
     expect(JSON.stringify(bad)).not.toContain('not.a.token');
@@ -276,7 +298,11 @@ describe('protected routes', () => {
     await whoAmI(bearer(token));
     const limited = await whoAmI(bearer(token));
 
-    expect(notFound).toMatchObject({ status: 404, body: { error: 'company_not_found' }, headers: { ratelimit: expect.stringContaining('r=1;') } });
+    expect(notFound).toMatchObject({
+      status: 404,
+      body: { error: 'company_not_found' },
+      headers: { ratelimit: expect.stringContaining('r=1;') },
+    });
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ error: 'rate_limited' });
     expect(limited.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/), 'ratelimit-policy': '"default";q=3;w=60' });

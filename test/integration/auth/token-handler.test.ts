@@ -53,9 +53,14 @@ describe('the token Lambda handler', () => {
     const { handler } = await import('../../../functions/token/handler');
 
     const result = await handler(
-      event('POST', '/v1/oauth/token', JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: secret }), {
-        'Content-Type': 'application/json',
-      }),
+      event(
+        'POST',
+        '/v1/oauth/token',
+        JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: secret }),
+        {
+          'Content-Type': 'application/json',
+        },
+      ),
       {} as Context,
     );
 

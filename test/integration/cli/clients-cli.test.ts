@@ -71,7 +71,11 @@ describe('bureau clients', () => {
     const secret = secretIn(result.stdout);
     expect(result.stdout).toContain('Created client "Acme Ltd" (rate limit: 600/min)');
     expect(result.stderr).toContain('cannot be shown again');
-    expect(await registry.verifyCredentials(clientId, secret)).toMatchObject({ name: 'Acme Ltd', rateLimitPerMinute: 600, status: 'active' });
+    expect(await registry.verifyCredentials(clientId, secret)).toMatchObject({
+      name: 'Acme Ltd',
+      rateLimitPerMinute: 600,
+      status: 'active',
+    });
     expect(target.calls.closed).toBe(1);
   });
 
@@ -302,12 +306,18 @@ describe('bureau target resolution', () => {
     await target.close();
 
     expect(requests).toEqual([{ StackName: 'Bureau' }]);
-    expect(target.tables).toEqual({ clients: 'Bureau-Tablesclients-1', companies: 'Bureau-Tablescompanies-2', watches: 'Bureau-Tableswatches-3' });
+    expect(target.tables).toEqual({
+      clients: 'Bureau-Tablesclients-1',
+      companies: 'Bureau-Tablescompanies-2',
+      watches: 'Bureau-Tableswatches-3',
+    });
     expect(target.description).toBe('stack Bureau');
   });
 
   it('says which output is missing when a stack lacks one', async () => {
-    const cloudFormation = { send: async () => ({ Stacks: [{ StackName: 'Old', Outputs: [{ OutputKey: 'ClientsTableName', OutputValue: 'c' }] }] }) };
+    const cloudFormation = {
+      send: async () => ({ Stacks: [{ StackName: 'Old', Outputs: [{ OutputKey: 'ClientsTableName', OutputValue: 'c' }] }] }),
+    };
 
     await expect(resolveStackTarget('Old', undefined, cloudFormation as never)).rejects.toThrow(
       new TargetError("Stack Old's outputs names no companies table"),

@@ -1,10 +1,10 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
+  type _Record,
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,14 +26,22 @@ beforeAll(async () => {
 /** Every stream record the table has produced so far, oldest first. */
 async function streamRecords(): Promise<_Record[]> {
   const endpoint = tables.env.DYNAMODB_ENDPOINT as string;
-  const streams = new DynamoDBStreamsClient({ endpoint, region: 'eu-west-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const streams = new DynamoDBStreamsClient({
+    endpoint,
+    region: 'eu-west-2',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const table = await tables.client.send(new DescribeTableCommand({ TableName: tables.names.companies }));
   const stream = await streams.send(new DescribeStreamCommand({ StreamArn: table.Table?.LatestStreamArn }));
   const records: _Record[] = [];
   for (const shard of stream.StreamDescription?.Shards ?? []) {
     let iterator = (
       await streams.send(
-        new GetShardIteratorCommand({ StreamArn: stream.StreamDescription?.StreamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+        new GetShardIteratorCommand({
+          StreamArn: stream.StreamDescription?.StreamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        }),
       )
     ).ShardIterator;
     while (iterator) {
@@ -101,7 +109,11 @@ describe('DynamoCompanyStore', () => {
     const exact = async (name: string) =>
       (
         await tables.doc.send(
-          new QueryCommand({ TableName: tables.names.companies, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': exactPartition('GB', name) } }),
+          new QueryCommand({
+            TableName: tables.names.companies,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': exactPartition('GB', name) },
+          }),
         )
       ).Items ?? [];
     expect(await exact('old name trading')).toEqual([]);

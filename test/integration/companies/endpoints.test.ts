@@ -33,14 +33,23 @@ beforeAll(async () => {
 
 const principal = (clientId: string): Principal => ({ clientId, tokenId: 'token-1', expiresAt: 2_000_000_000 });
 
-function request(path: string, query: Record<string, string | string[]> = {}, headers: Record<string, string> = {}, pathParameters: Record<string, string> = {}): HttpRequest {
+function request(
+  path: string,
+  query: Record<string, string | string[]> = {},
+  headers: Record<string, string> = {},
+  pathParameters: Record<string, string> = {},
+): HttpRequest {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) for (const one of [value].flat()) params.append(name, one);
   return { method: 'GET', path, pathParameters, headers, query: params, body: '', sourceIp: '203.0.113.9', requestId: 'req-1' };
 }
 
 /** Runs a route as the edge does: a thrown HttpError becomes its problem response. */
-async function call(handler: (request: HttpRequest, principal: Principal) => Promise<HttpResponse>, req: HttpRequest, clientId = 'client-1') {
+async function call(
+  handler: (request: HttpRequest, principal: Principal) => Promise<HttpResponse>,
+  req: HttpRequest,
+  clientId = 'client-1',
+) {
   try {
     return await handler(req, principal(clientId));
   } catch (error) {
@@ -74,7 +83,10 @@ describe('GET /v1/search', () => {
 
   it('pages with the cursor it returns', async () => {
     const first = await call(search(), request('/v1/search', { q: 'cpa gates', jurisdiction: 'GB', limit: '4' }));
-    const second = await call(search(), request('/v1/search', { q: 'cpa gates', jurisdiction: 'GB', limit: '4', cursor: body(first).nextCursor }));
+    const second = await call(
+      search(),
+      request('/v1/search', { q: 'cpa gates', jurisdiction: 'GB', limit: '4', cursor: body(first).nextCursor }),
+    );
 
     expect(body(first).items).toHaveLength(4);
     expect(body(second).items).toHaveLength(2);
@@ -125,7 +137,17 @@ describe('GET /v1/profile/{companyNumber}', () => {
 
     expect(response.status).toBe(200);
     expect(body(response)).toEqual(await companies.get('GB', '15380840'));
-    expect(Object.keys(body(response))).toEqual(expect.arrayContaining(['overview', 'tradingStatus', 'filingBehaviour', 'riskOfFailure', 'creditCapacity', 'earlySignals', 'version']));
+    expect(Object.keys(body(response))).toEqual(
+      expect.arrayContaining([
+        'overview',
+        'tradingStatus',
+        'filingBehaviour',
+        'riskOfFailure',
+        'creditCapacity',
+        'earlySignals',
+        'version',
+      ]),
+    );
     expect(response.headers?.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(response.headers?.['cache-control']).toBe('private, no-cache');
     expect(await watchOf('client-p1', 'GB#15380840')).toMatchObject({ createdAt: now.toISOString(), lastFetchedAt: now.toISOString() });
@@ -227,7 +249,12 @@ describe('GET /v1/watches', () => {
       '15380840',
       'SC000777',
     ]);
-    expect(body(first).items[0]).toEqual({ jurisdiction: 'GB', companyNumber: expect.any(String), watchedSince: now.toISOString(), lastFetchedAt: now.toISOString() });
+    expect(body(first).items[0]).toEqual({
+      jurisdiction: 'GB',
+      companyNumber: expect.any(String),
+      watchedSince: now.toISOString(),
+      lastFetchedAt: now.toISOString(),
+    });
   });
 
   it.each([

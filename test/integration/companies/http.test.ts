@@ -10,7 +10,10 @@ let token: string;
 
 beforeAll(async () => {
   const { runtime } = bureau();
-  const store = new DynamoCompanyStore(createDocumentClient(createDynamoClient({ DYNAMODB_ENDPOINT: runtime.dynamodbEndpoint })), runtime.env.COMPANIES_TABLE as string);
+  const store = new DynamoCompanyStore(
+    createDocumentClient(createDynamoClient({ DYNAMODB_ENDPOINT: runtime.dynamodbEndpoint })),
+    runtime.env.COMPANIES_TABLE as string,
+  );
   await store.save(profileContent({ companyNumber: '18000001', name: 'Zyxwv Quokka Traders Ltd' }));
   token = await bureau().fetchToken();
 });
@@ -48,7 +51,9 @@ describe('search, profile and watches over HTTP', () => {
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
-    expect(((await watches.json()) as { items: { companyNumber: string }[] }).items.map((watch) => watch.companyNumber)).toContain('18000001');
+    expect(((await watches.json()) as { items: { companyNumber: string }[] }).items.map((watch) => watch.companyNumber)).toContain(
+      '18000001',
+    );
   });
 
   it('answers 404 for an unknown company and 400 for a malformed number', async () => {

@@ -73,7 +73,16 @@ describe('bureau companies import', () => {
     const outcome = await bureau('companies', 'import', path, '--json');
 
     expect(outcome.code).toBe(0);
-    expect(JSON.parse(outcome.stdout)).toEqual({ file: path, format: 'ndjson', read: 1, created: 0, updated: 0, unchanged: 1, rejected: 0, errors: [] });
+    expect(JSON.parse(outcome.stdout)).toEqual({
+      file: path,
+      format: 'ndjson',
+      read: 1,
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+      rejected: 0,
+      errors: [],
+    });
   });
 
   it('refuses a missing file, a file of unknown kind and bad options with exit 1', async () => {

@@ -50,7 +50,12 @@ describe('readNdjsonProfiles', () => {
   it('yields a profile per valid line and an error naming the line for bad JSON or an invalid profile', async () => {
     const valid = profileContent({ companyNumber: '12345678', name: 'Lantern Works Ltd' });
     const { jurisdiction: _dropped, ...missingJurisdiction } = profileContent({ companyNumber: '12345679', name: 'Broken Ltd' });
-    const text = [JSON.stringify({ ...valid, version: 3, updatedAt: '2024-01-01T00:00:00Z' }), '', '{"name": ', JSON.stringify(missingJurisdiction)].join('\r\n');
+    const text = [
+      JSON.stringify({ ...valid, version: 3, updatedAt: '2024-01-01T00:00:00Z' }),
+      '',
+      '{"name": ',
+      JSON.stringify(missingJurisdiction),
+    ].join('\r\n');
 
     const records = await collect(readNdjsonProfiles(Readable.from([text])));
 
@@ -74,11 +79,20 @@ describe('detectImportFormat', () => {
 
 describe('importProfiles into DynamoDB Local', () => {
   it('imports an NDJSON file, counts rejects with their lines, and writes nothing when run again', async () => {
-    const profiles = Array.from({ length: 30 }, (_, i) => profileContent({ companyNumber: String(13000000 + i), name: `Import Test ${i} Ltd` }));
-    const path = file('profiles.ndjson', [...profiles.slice(0, 20).map((p) => JSON.stringify(p)), 'not json', ...profiles.slice(20).map((p) => JSON.stringify(p))].join('\n'));
+    const profiles = Array.from({ length: 30 }, (_, i) =>
+      profileContent({ companyNumber: String(13000000 + i), name: `Import Test ${i} Ltd` }),
+    );
+    const path = file(
+      'profiles.ndjson',
+      [...profiles.slice(0, 20).map((p) => JSON.stringify(p)), 'not json', ...profiles.slice(20).map((p) => JSON.stringify(p))].join('\n'),
+    );
     const progress: ImportStats[] = [];
 
-    const first = await importProfiles((await openImportFile(path)).records, store, { concurrency: 2, batchSize: 7, onProgress: (stats) => progress.push(stats) });
+    const first = await importProfiles((await openImportFile(path)).records, store, {
+      concurrency: 2,
+      batchSize: 7,
+      onProgress: (stats) => progress.push(stats),
+    });
     const again = await importProfiles((await openImportFile(path)).records, store, { concurrency: 2, batchSize: 7 });
 
     expect(first).toMatchObject({ read: 31, created: 30, updated: 0, unchanged: 0, rejected: 1 });
@@ -151,14 +165,19 @@ describe('importProfiles flow control', () => {
       },
     };
 
-    await expect(importProfiles(recordsOf([profileContent({ companyNumber: '14100000', name: 'Any' })]), failing)).rejects.toThrow('Requested resource not found');
+    await expect(importProfiles(recordsOf([profileContent({ companyNumber: '14100000', name: 'Any' })]), failing)).rejects.toThrow(
+      'Requested resource not found',
+    );
   });
 
   it('rejects the rows whose own write fails and carries on', async () => {
     const picky: Pick<CompanyStore, 'saveMany'> = {
       saveMany: async (contents) =>
-        contents.map((content): PromiseSettledResult<SaveOutcome> =>
-          content.name.includes('Bad') ? { status: 'rejected', reason: new Error('Item size has exceeded the maximum allowed size') } : { status: 'fulfilled', value: 'updated' },
+        contents.map(
+          (content): PromiseSettledResult<SaveOutcome> =>
+            content.name.includes('Bad')
+              ? { status: 'rejected', reason: new Error('Item size has exceeded the maximum allowed size') }
+              : { status: 'fulfilled', value: 'updated' },
         ),
     };
 
@@ -167,6 +186,11 @@ describe('importProfiles flow control', () => {
       picky,
     );
 
-    expect(result).toMatchObject({ read: 2, updated: 1, rejected: 1, errors: [{ line: 2, message: 'Item size has exceeded the maximum allowed size' }] });
+    expect(result).toMatchObject({
+      read: 2,
+      updated: 1,
+      rejected: 1,
+      errors: [{ line: 2, message: 'Item size has exceeded the maximum allowed size' }],
+    });
   });
 });

@@ -39,7 +39,8 @@ export class MemoryNameIndex implements NameIndex {
       else high = middle;
     }
     const page: IndexItem[] = [];
-    for (let i = low; i < items.length && page.length < limit && (items[i] as IndexItem).sk.startsWith(range.prefix); i++) page.push(items[i] as IndexItem);
+    for (let i = low; i < items.length && page.length < limit && (items[i] as IndexItem).sk.startsWith(range.prefix); i++)
+      page.push(items[i] as IndexItem);
     return { items: page.filter((item) => item.sk !== range.after), more: page.length === limit };
   }
 

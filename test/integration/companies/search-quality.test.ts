@@ -54,7 +54,12 @@ describe('search quality on the register sample', () => {
       const companies = sharing.get(normalizeName(profile.name)) ?? 0;
       const page = await searchCompanies(wholeFile, { q: profile.name, jurisdiction: 'GB', limit: Math.max(1, companies) });
       if (page.items[0]?.companyNumber === profile.companyNumber) first++;
-      else if (companies > 1 && page.items.every((item) => item.match.type === 'exact') && numbers(page.items).includes(profile.companyNumber)) sharedFoundInExactTier++;
+      else if (
+        companies > 1 &&
+        page.items.every((item) => item.match.type === 'exact') &&
+        numbers(page.items).includes(profile.companyNumber)
+      )
+        sharedFoundInExactTier++;
       else misses.push(`${profile.companyNumber} ${profile.name}`);
     }
 
@@ -99,7 +104,9 @@ describe('DynamoDB Local answers as the in-memory index does, on a slice of the 
   it('gives the same pages, page by page, for names, name starts, word starts and numbers', async () => {
     const queries = [
       'CPA GATES',
-      ...slice.filter((_, index) => index % 16 === 0).flatMap((profile) => [profile.name, firstTwoWords(profile.name), profile.name.slice(0, 3), profile.companyNumber]),
+      ...slice
+        .filter((_, index) => index % 16 === 0)
+        .flatMap((profile) => [profile.name, firstTwoWords(profile.name), profile.name.slice(0, 3), profile.companyNumber]),
       'holdings',
       'property ltd',
       'uk',

@@ -93,7 +93,14 @@ describe('searchCompanies on DynamoDB Local', () => {
   it('matches word prefixes of every query word, in any order', async () => {
     const page = await searchCompanies(store, { q: 'lig harb', jurisdiction: 'GB', limit: 20 });
 
-    expect(page.items.map((item) => item.companyNumber).sort()).toEqual(['11000001', '11000002', '11000003', '11000004', '11000005', '11000006']);
+    expect(page.items.map((item) => item.companyNumber).sort()).toEqual([
+      '11000001',
+      '11000002',
+      '11000003',
+      '11000004',
+      '11000005',
+      '11000006',
+    ]);
     expect(page.items.every((item) => item.match.type === 'word_prefix')).toBe(true);
   });
 
@@ -132,7 +139,10 @@ describe('searchCompanies on DynamoDB Local', () => {
     expect(whole.nextCursor).toBeUndefined();
     expect(paged.items.map((item) => item.companyNumber)).toEqual(whole.items.map((item) => item.companyNumber));
     expect(paged.pages).toBeGreaterThanOrEqual(13);
-    expect(summary(whole.items).map(([, type]) => type)).toEqual([...new Array(45).fill('name_prefix'), ...new Array(45).fill('word_prefix')]);
+    expect(summary(whole.items).map(([, type]) => type)).toEqual([
+      ...new Array(45).fill('name_prefix'),
+      ...new Array(45).fill('word_prefix'),
+    ]);
   });
 
   it('finds a renamed company by its new name only', async () => {
@@ -171,6 +181,8 @@ describe('searchCompanies on DynamoDB Local', () => {
     ] as const) {
       await expect(searchCompanies(store, { q, jurisdiction: 'GB', limit: 5, cursor: bad })).rejects.toBeInstanceOf(InvalidCursorError);
     }
-    await expect(searchCompanies(store, { q: 'quay works', jurisdiction: 'IE', limit: 5, cursor })).rejects.toBeInstanceOf(InvalidCursorError);
+    await expect(searchCompanies(store, { q: 'quay works', jurisdiction: 'IE', limit: 5, cursor })).rejects.toBeInstanceOf(
+      InvalidCursorError,
+    );
   });
 });

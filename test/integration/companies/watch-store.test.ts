@@ -25,7 +25,14 @@ describe('DynamoWatchStore', () => {
     expect(first).toEqual({ created: true });
     expect(second).toEqual({ created: false });
     expect(page).toEqual({
-      items: [{ jurisdiction: 'GB', companyNumber: '15380840', watchedSince: '2024-03-01T10:00:00.000Z', lastFetchedAt: '2024-03-05T09:00:00.000Z' }],
+      items: [
+        {
+          jurisdiction: 'GB',
+          companyNumber: '15380840',
+          watchedSince: '2024-03-01T10:00:00.000Z',
+          lastFetchedAt: '2024-03-05T09:00:00.000Z',
+        },
+      ],
     });
   });
 
@@ -72,7 +79,13 @@ describe('DynamoWatchStore', () => {
   });
 
   it('refuses a cursor it did not issue', async () => {
-    const bad = ['%%%', Buffer.from('{"v":1}').toString('base64url'), Buffer.from('{"v":1,"pk":"XX#1"}').toString('base64url'), Buffer.from('nope').toString('base64url')];
-    for (const cursor of bad) await expect(watches.listWatches('client-a', { limit: 5, cursor })).rejects.toBeInstanceOf(InvalidWatchCursorError);
+    const bad = [
+      '%%%',
+      Buffer.from('{"v":1}').toString('base64url'),
+      Buffer.from('{"v":1,"pk":"XX#1"}').toString('base64url'),
+      Buffer.from('nope').toString('base64url'),
+    ];
+    for (const cursor of bad)
+      await expect(watches.listWatches('client-a', { limit: 5, cursor })).rejects.toBeInstanceOf(InvalidWatchCursorError);
   });
 });

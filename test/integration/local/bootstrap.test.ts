@@ -28,7 +28,9 @@ describe('start-up hooks', () => {
     expect(second.demoClient).toEqual(first.demoClient);
     expect(storedDemoClient(context)).toEqual({ clientId: first.demoClient?.clientId, clientSecret: first.demoClient?.clientSecret });
     expect(statSync(context.paths.demoClient).mode & 0o777).toBe(0o600);
-    expect(await context.registry.verifyCredentials(first.demoClient?.clientId as string, first.demoClient?.clientSecret as string)).toMatchObject({
+    expect(
+      await context.registry.verifyCredentials(first.demoClient?.clientId as string, first.demoClient?.clientSecret as string),
+    ).toMatchObject({
       name: 'Demo client',
     });
   });

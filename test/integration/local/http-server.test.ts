@@ -6,7 +6,11 @@ import { LocalFunction } from '../../../infra/local/functions';
 import { type RunningHttpServer, startHttpServer } from '../../../infra/local/http-server';
 
 const echo = new LocalFunction({ functionName: 'bureau-echo', entry: join(import.meta.dirname, 'fixtures/echo-handler.ts') });
-const slowEcho = new LocalFunction({ functionName: 'bureau-slow', entry: join(import.meta.dirname, 'fixtures/echo-handler.ts'), timeoutSeconds: 1 });
+const slowEcho = new LocalFunction({
+  functionName: 'bureau-slow',
+  entry: join(import.meta.dirname, 'fixtures/echo-handler.ts'),
+  timeoutSeconds: 1,
+});
 const missing = new LocalFunction({ functionName: 'bureau-missing', entry: join(import.meta.dirname, 'fixtures/no-such-handler.ts') });
 
 let server: RunningHttpServer;
@@ -106,7 +110,18 @@ describe('local API Gateway (HTTP API, payload 2.0)', () => {
   });
 
   it('lower-cases header names, joins repeats with commas and moves cookies to their own field', async () => {
-    const { status, body } = await rawGet('/v1/profile/1', ['Host', 'localhost', 'X-Repeat', 'one', 'x-REPEAT', 'two', 'Cookie', 'a=1; b=2', 'cookie', 'c=3']);
+    const { status, body } = await rawGet('/v1/profile/1', [
+      'Host',
+      'localhost',
+      'X-Repeat',
+      'one',
+      'x-REPEAT',
+      'two',
+      'Cookie',
+      'a=1; b=2',
+      'cookie',
+      'c=3',
+    ]);
 
     expect(status, body).toBe(200);
     const { event } = JSON.parse(body) as Echo;
@@ -116,9 +131,27 @@ describe('local API Gateway (HTTP API, payload 2.0)', () => {
   });
 
   it('passes JSON bodies as text and base64-encodes binary and form bodies', async () => {
-    const json = await echoOf(await fetch(`${server.url}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"a":"é"}' }));
-    const binary = await echoOf(await fetch(`${server.url}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array([0, 159, 255]) }));
-    const form = await echoOf(await fetch(`${server.url}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' }));
+    const json = await echoOf(
+      await fetch(`${server.url}/v1/things`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: '{"a":"é"}',
+      }),
+    );
+    const binary = await echoOf(
+      await fetch(`${server.url}/v1/things`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: new Uint8Array([0, 159, 255]),
+      }),
+    );
+    const form = await echoOf(
+      await fetch(`${server.url}/v1/things`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      }),
+    );
 
     expect(json.event).toMatchObject({ body: '{"a":"é"}', isBase64Encoded: false });
     expect(json.event.headers['content-length']).toBe('10');
@@ -167,7 +200,11 @@ describe('local API Gateway (HTTP API, payload 2.0)', () => {
   });
 
   it('refuses bodies over the limit with 413 and malformed percent-encoding with 400', async () => {
-    const tooLarge = await fetch(`${server.url}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(1025) });
+    const tooLarge = await fetch(`${server.url}/v1/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(1025),
+    });
     const malformed = await fetch(`${server.url}/v1/profile/%E0%A4%A`);
 
     expect(tooLarge.status).toBe(413);

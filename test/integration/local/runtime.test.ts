@@ -70,7 +70,9 @@ describe('local runtime', () => {
   it('gives end-to-end tests a token for the demo client that the protected routes accept', async () => {
     const token = await testRuntime.fetchToken();
 
-    const search = await fetch(`${testRuntime.baseUrl}/v1/search?q=acme&jurisdiction=GB`, { headers: { authorization: `Bearer ${token}` } });
+    const search = await fetch(`${testRuntime.baseUrl}/v1/search?q=acme&jurisdiction=GB`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const anonymous = await fetch(`${testRuntime.baseUrl}/v1/search?q=acme&jurisdiction=GB`);
 
     expect(testRuntime.demoClient).toEqual({ clientId: demoClientId, clientSecret: demoClientSecret });

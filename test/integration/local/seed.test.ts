@@ -11,7 +11,13 @@ import { createTestTables } from '../../support/dynamo';
 function smallDataset(gbRows = 40, ieCount = 10): DemoDataset {
   const dir = mkdtempSync(join(tmpdir(), 'bureau-seed-'));
   const gbFile = join(dir, 'gb.csv');
-  writeFileSync(gbFile, `${readFileSync(demoDataset.gbFile, 'utf8').split('\n').slice(0, gbRows + 1).join('\n')}\n`);
+  writeFileSync(
+    gbFile,
+    `${readFileSync(demoDataset.gbFile, 'utf8')
+      .split('\n')
+      .slice(0, gbRows + 1)
+      .join('\n')}\n`,
+  );
   return { id: `small-test-dataset-${gbRows}-${ieCount}`, gbFile, gbRows, ieCount };
 }
 
@@ -57,7 +63,13 @@ describe('demo data on first start', () => {
     await seedDemoCompanies({ doc, tableName, log: () => {}, signal: new AbortController().signal, dataset: smallDataset(20, 0) });
     const lines: string[] = [];
 
-    await seedDemoCompanies({ doc, tableName, log: (line) => lines.push(line), signal: new AbortController().signal, dataset: smallDataset(40, 10) });
+    await seedDemoCompanies({
+      doc,
+      tableName,
+      log: (line) => lines.push(line),
+      signal: new AbortController().signal,
+      dataset: smallDataset(40, 10),
+    });
 
     expect(lines.at(-1)).toMatch(/: 30 created, 0 updated, 20 unchanged;/);
     expect((await new DynamoCompanyStore(doc, tableName).get('GB', '15380840'))?.version).toBe(1);

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
@@ -37,13 +43,20 @@ function poll(queueUrl: string, queueArn: string, invoke: SqsPollerOptions['invo
 
 async function send(queueUrl: string, body: string) {
   await sqs.send(
-    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageAttributes: { kind: { DataType: 'String', StringValue: 'test' } } }),
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: body,
+      MessageAttributes: { kind: { DataType: 'String', StringValue: 'test' } },
+    }),
   );
 }
 
 async function messagesLeft(queueUrl: string): Promise<number> {
   const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
   return Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible);
 }
@@ -116,7 +129,10 @@ describe('local SQS event source mapping', () => {
   });
 
   it('moves a message to the dead-letter queue after maxReceiveCount, honouring the visibility the handler set', async () => {
-    const { queueUrl, queueArn, dlq } = await queue({ visibilityTimeoutSeconds: 30, dlq: { name: `dlq-${randomUUID().slice(0, 8)}`, maxReceiveCount: 3 } });
+    const { queueUrl, queueArn, dlq } = await queue({
+      visibilityTimeoutSeconds: 30,
+      dlq: { name: `dlq-${randomUUID().slice(0, 8)}`, maxReceiveCount: 3 },
+    });
     await send(queueUrl, 'doomed');
     const counts: string[] = [];
 
@@ -124,7 +140,9 @@ describe('local SQS event source mapping', () => {
       for (const record of event.Records) {
         counts.push(record.attributes.ApproximateReceiveCount);
         // Retry at once instead of after 30 s, as a handler with its own backoff schedule would.
-        await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: 0 }));
+        await sqs.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: 0 }),
+        );
       }
       throw new Error('always failing');
     });

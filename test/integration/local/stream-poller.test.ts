@@ -69,13 +69,21 @@ describe('local DynamoDB Streams event source mapping', () => {
     await stream.put('GB#1', 'PROFILE', { name: 'Acme' });
     await stream.put('GB#2');
     await stream.tables.doc.send(
-      new UpdateCommand({ TableName: stream.table, Key: { pk: 'GB#1', sk: 'PROFILE' }, UpdateExpression: 'SET #n = :n', ExpressionAttributeNames: { '#n': 'name' }, ExpressionAttributeValues: { ':n': 'Acme Two' } }),
+      new UpdateCommand({
+        TableName: stream.table,
+        Key: { pk: 'GB#1', sk: 'PROFILE' },
+        UpdateExpression: 'SET #n = :n',
+        ExpressionAttributeNames: { '#n': 'name' },
+        ExpressionAttributeValues: { ':n': 'Acme Two' },
+      }),
     );
     const received: DynamoDBRecord[] = [];
 
-    stream.poller(async (event) => {
-      received.push(...event.Records);
-    }).start();
+    stream
+      .poller(async (event) => {
+        received.push(...event.Records);
+      })
+      .start();
 
     await vi.waitFor(() => expect(received).toHaveLength(3));
     expect(received.map((record) => [record.eventName, pkOf(record)])).toEqual([
@@ -84,7 +92,12 @@ describe('local DynamoDB Streams event source mapping', () => {
       ['MODIFY', 'GB#1'],
     ]);
     const modify = received[2] as DynamoDBRecord;
-    expect(modify).toMatchObject({ eventSource: 'aws:dynamodb', eventSourceARN: stream.streamArn, awsRegion: 'eu-west-2', eventVersion: '1.1' });
+    expect(modify).toMatchObject({
+      eventSource: 'aws:dynamodb',
+      eventSourceARN: stream.streamArn,
+      awsRegion: 'eu-west-2',
+      eventVersion: '1.1',
+    });
     expect(modify.dynamodb).toMatchObject({
       Keys: { pk: { S: 'GB#1' }, sk: { S: 'PROFILE' } },
       OldImage: { name: { S: 'Acme' } },
@@ -101,11 +114,13 @@ describe('local DynamoDB Streams event source mapping', () => {
     for (const pk of ['GB#1', 'GB#2', 'GB#3']) await stream.put(pk);
     const batches: string[][] = [];
 
-    stream.poller(async (event: DynamoDBStreamEvent) => {
-      batches.push(event.Records.map((record) => pkOf(record) as string));
-      const second = event.Records.find((record) => pkOf(record) === 'GB#2');
-      return batches.length === 1 && second ? { batchItemFailures: [{ itemIdentifier: second.dynamodb?.SequenceNumber }] } : undefined;
-    }).start();
+    stream
+      .poller(async (event: DynamoDBStreamEvent) => {
+        batches.push(event.Records.map((record) => pkOf(record) as string));
+        const second = event.Records.find((record) => pkOf(record) === 'GB#2');
+        return batches.length === 1 && second ? { batchItemFailures: [{ itemIdentifier: second.dynamodb?.SequenceNumber }] } : undefined;
+      })
+      .start();
 
     await vi.waitFor(() => expect(batches).toHaveLength(2));
     expect(batches).toEqual([
@@ -128,9 +143,11 @@ describe('local DynamoDB Streams event source mapping', () => {
 
     await stream.put('GB#3');
     const second: string[] = [];
-    stream.poller(async (event) => {
-      second.push(...event.Records.map((record) => pkOf(record) as string));
-    }).start();
+    stream
+      .poller(async (event) => {
+        second.push(...event.Records.map((record) => pkOf(record) as string));
+      })
+      .start();
 
     await vi.waitFor(() => expect(second).toEqual(['GB#3']));
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -144,12 +161,14 @@ describe('local DynamoDB Streams event source mapping', () => {
     await stream.put('GB#2', 'PROFILE');
     const received: string[] = [];
 
-    stream.poller(
-      async (event) => {
-        received.push(...event.Records.map((record) => `${pkOf(record)}/${record.dynamodb?.Keys?.sk?.S}`));
-      },
-      { filter: (record) => record.dynamodb?.Keys?.sk?.S === 'PROFILE' },
-    ).start();
+    stream
+      .poller(
+        async (event) => {
+          received.push(...event.Records.map((record) => `${pkOf(record)}/${record.dynamodb?.Keys?.sk?.S}`));
+        },
+        { filter: (record) => record.dynamodb?.Keys?.sk?.S === 'PROFILE' },
+      )
+      .start();
 
     await vi.waitFor(() => expect(received).toHaveLength(2));
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -189,14 +208,16 @@ describe('local DynamoDB Streams event source mapping', () => {
     const delivered: string[] = [];
     const failed: DynamoDBRecord[][] = [];
 
-    stream.poller(
-      async (event) => {
-        const keys = event.Records.map((record) => pkOf(record) as string);
-        if (keys.includes('GB#poison')) throw new Error('cannot digest');
-        delivered.push(...keys);
-      },
-      { maxRetryAttempts: 0, bisectBatchOnFunctionError: true, onFailure: (failure) => failed.push(failure.records) },
-    ).start();
+    stream
+      .poller(
+        async (event) => {
+          const keys = event.Records.map((record) => pkOf(record) as string);
+          if (keys.includes('GB#poison')) throw new Error('cannot digest');
+          delivered.push(...keys);
+        },
+        { maxRetryAttempts: 0, bisectBatchOnFunctionError: true, onFailure: (failure) => failed.push(failure.records) },
+      )
+      .start();
 
     await vi.waitFor(() => expect(delivered).toHaveLength(3));
     expect(delivered).toEqual(['GB#1', 'GB#2', 'GB#4']);

@@ -63,14 +63,19 @@ describe('bearer authentication', () => {
     expect(error.headers['www-authenticate']).toMatch(/^Bearer realm="bureau", error="invalid_token", error_description="[^"\\]+"$/);
   });
 
-  it.each(['expired', 'invalid', 'revoked'] as const)('answers invalid_token with a description when the token is %s, never echoing it', async (reason) => {
-    const error = await refusal(`Bearer ${TOKEN}`, verifierThat(reason));
+  it.each(['expired', 'invalid', 'revoked'] as const)(
+    'answers invalid_token with a description when the token is %s, never echoing it',
+    async (reason) => {
+      const error = await refusal(`Bearer ${TOKEN}`, verifierThat(reason));
 
-    expect(error.status).toBe(401);
-    expect(error.code).toBe('invalid_token');
-    expect(error.headers['www-authenticate']).toBe(`Bearer realm="bureau", error="invalid_token", error_description="${new InvalidTokenError(reason).message}"`);
-    expect(JSON.stringify({ message: error.message, headers: error.headers, details: error.details })).not.toContain(TOKEN);
-  });
+      expect(error.status).toBe(401);
+      expect(error.code).toBe('invalid_token');
+      expect(error.headers['www-authenticate']).toBe(
+        `Bearer realm="bureau", error="invalid_token", error_description="${new InvalidTokenError(reason).message}"`,
+      );
+      expect(JSON.stringify({ message: error.message, headers: error.headers, details: error.details })).not.toContain(TOKEN);
+    },
+  );
 
   it('lets infrastructure failures through rather than blaming the token', async () => {
     const failing: TokenCheck = {
@@ -79,6 +84,8 @@ describe('bearer authentication', () => {
       },
     };
 
-    await expect(authenticateBearer(httpRequest({ headers: { authorization: `Bearer ${TOKEN}` } }), failing)).rejects.toThrow('DynamoDB unreachable');
+    await expect(authenticateBearer(httpRequest({ headers: { authorization: `Bearer ${TOKEN}` } }), failing)).rejects.toThrow(
+      'DynamoDB unreachable',
+    );
   });
 });

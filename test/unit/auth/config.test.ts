@@ -25,7 +25,13 @@ describe('auth configuration', () => {
       CLIENT_CACHE_SECONDS: '0',
     });
 
-    expect(config).toMatchObject({ issuer: 'https://issuer.test', audience: 'aud', rateLimitPerMinute: 120, tokenFailuresPerIpPerMinute: 5, clientCacheSeconds: 0 });
+    expect(config).toMatchObject({
+      issuer: 'https://issuer.test',
+      audience: 'aud',
+      rateLimitPerMinute: 120,
+      tokenFailuresPerIpPerMinute: 5,
+      clientCacheSeconds: 0,
+    });
   });
 
   it.each([

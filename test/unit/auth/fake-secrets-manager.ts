@@ -99,7 +99,8 @@ export class FakeSecretsManager {
   private updateStage(command: UpdateSecretVersionStageCommand) {
     this.checkId(command.input.SecretId);
     const { VersionStage: stage, MoveToVersionId: to, RemoveFromVersionId: from } = command.input;
-    if (!stage || !to || !this.versions.has(to)) throw new InvalidRequestException({ message: 'stage and target version required', $metadata: {} });
+    if (!stage || !to || !this.versions.has(to))
+      throw new InvalidRequestException({ message: 'stage and target version required', $metadata: {} });
     const holder = [...this.versions.entries()].find(([, version]) => version.stages.has(stage))?.[0];
     if (holder && holder !== to && holder !== from) {
       throw new InvalidRequestException({ message: `${stage} is attached to ${holder}; name it in RemoveFromVersionId`, $metadata: {} });

@@ -40,7 +40,15 @@ describe('access tokens', () => {
     const claims = decodeJwt(token.accessToken);
     const now = clock() / 1000;
     expect(header).toEqual({ alg: 'EdDSA', kid: keySet.current, typ: 'at+jwt' });
-    expect(claims).toMatchObject({ iss: audience.issuer, aud: audience.audience, sub: 'acme', client_id: 'acme', iat: now, exp: now + 3600, jti: token.tokenId });
+    expect(claims).toMatchObject({
+      iss: audience.issuer,
+      aud: audience.audience,
+      sub: 'acme',
+      client_id: 'acme',
+      iat: now,
+      exp: now + 3600,
+      jti: token.tokenId,
+    });
     expect(token).toMatchObject({ expiresIn: 3600, expiresAt: now + 3600 });
   });
 

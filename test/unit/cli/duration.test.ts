@@ -19,7 +19,9 @@ describe('parseDuration', () => {
   });
 
   it('names the accepted forms when it refuses', () => {
-    expect(() => parseDuration('soon')).toThrow('"soon" is not a duration: use 0 or a whole number followed by s, m, h or d (e.g. 30m, 24h, 7d)');
+    expect(() => parseDuration('soon')).toThrow(
+      '"soon" is not a duration: use 0 or a whole number followed by s, m, h or d (e.g. 30m, 24h, 7d)',
+    );
   });
 });
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, DEMO_AS_OF, deriveDemoBlocks, demoProfile, type RegisterFacts, seededRandom } from '../../../shared/companies/demo-blocks';
+import {
+  addDays,
+  addMonths,
+  DEMO_AS_OF,
+  demoProfile,
+  deriveDemoBlocks,
+  type RegisterFacts,
+  seededRandom,
+} from '../../../shared/companies/demo-blocks';
 import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/companies/ie-generator';
 
 const activeCompany: RegisterFacts = {
@@ -29,7 +37,9 @@ describe('deriveDemoBlocks', () => {
   it('derives other blocks for another seed or another company', () => {
     const seeds = new Set(Array.from({ length: 20 }, (_, seed) => JSON.stringify(deriveDemoBlocks(activeCompany, seed))));
     const numbers = new Set(
-      Array.from({ length: 20 }, (_, index) => JSON.stringify(deriveDemoBlocks(withFacts({ companyNumber: String(12345600 + index) }), 0).creditCapacity)),
+      Array.from({ length: 20 }, (_, index) =>
+        JSON.stringify(deriveDemoBlocks(withFacts({ companyNumber: String(12345600 + index) }), 0).creditCapacity),
+      ),
     );
 
     expect(seeds.size).toBeGreaterThan(15);
@@ -57,9 +67,17 @@ describe('deriveDemoBlocks', () => {
     expect(blocks.creditCapacity.tradeLimit.amountMinor).toBe(0);
     expect(blocks.filingBehaviour).toMatchObject({ nextAccountsDueOn: null, accountsOverdue: false, confirmationStatementOverdue: false });
     expect(blocks.earlySignals.signals).toContainEqual(
-      expect.objectContaining({ id: 'sig-12345678-dissolved', kind: 'dissolved', severity: 'critical', state: 'active', detectedAt: expect.stringMatching(/^2020-05-05T/) }),
+      expect.objectContaining({
+        id: 'sig-12345678-dissolved',
+        kind: 'dissolved',
+        severity: 'critical',
+        state: 'active',
+        detectedAt: expect.stringMatching(/^2020-05-05T/),
+      }),
     );
-    expect(blocks.earlySignals.signals.filter((signal) => signal.kind !== 'dissolved').every((signal) => signal.state === 'expired')).toBe(true);
+    expect(blocks.earlySignals.signals.filter((signal) => signal.kind !== 'dissolved').every((signal) => signal.state === 'expired')).toBe(
+      true,
+    );
   });
 
   it('gives a company in liquidation Severe risk and no credit', () => {
@@ -71,11 +89,15 @@ describe('deriveDemoBlocks', () => {
   });
 
   it('flags a proposal to strike off', () => {
-    const blocks = deriveDemoBlocks(withFacts({ tradingStatus: { status: 'active', registerStatus: 'Active - Proposal to Strike off', since: null } }));
+    const blocks = deriveDemoBlocks(
+      withFacts({ tradingStatus: { status: 'active', registerStatus: 'Active - Proposal to Strike off', since: null } }),
+    );
 
     expect(['High', 'Moderate']).toContain(blocks.riskOfFailure.level);
     expect(blocks.riskOfFailure.drivers).toContain('A proposal to strike the company off the register has been published');
-    expect(blocks.earlySignals.signals).toContainEqual(expect.objectContaining({ id: 'sig-12345678-strike_off_proposed', severity: 'critical' }));
+    expect(blocks.earlySignals.signals).toContainEqual(
+      expect.objectContaining({ id: 'sig-12345678-strike_off_proposed', severity: 'critical' }),
+    );
   });
 
   it('gives a company with no accounts due yet no filing history, and its first deadline', () => {
@@ -89,7 +111,9 @@ describe('deriveDemoBlocks', () => {
       accountsOverdue: false,
       lateFilingsLast5Years: 0,
     });
-    expect(blocks.filingBehaviour.lastConfirmationStatementOn === null || blocks.filingBehaviour.lastConfirmationStatementOn === '2025-01-02').toBe(true);
+    expect(
+      blocks.filingBehaviour.lastConfirmationStatementOn === null || blocks.filingBehaviour.lastConfirmationStatementOn === '2025-01-02',
+    ).toBe(true);
   });
 
   it('bands maturity by age at the assessment date', () => {
@@ -115,7 +139,8 @@ describe('deriveDemoBlocks', () => {
       expect(credit.tradeLimit.amountMinor, where).toBeLessThanOrEqual(credit.creditLimit.amountMinor);
       if (risk.level === 'Severe') expect(credit.creditLimit.amountMinor, where).toBe(0);
       expect(risk.level === 'Severe', where).toBe(risk.score >= 85);
-      if (['dissolved', 'liquidation', 'receivership', 'administration'].includes(tradingStatus.status)) expect(risk.level, where).toBe('Severe');
+      if (['dissolved', 'liquidation', 'receivership', 'administration'].includes(tradingStatus.status))
+        expect(risk.level, where).toBe('Severe');
       if (tradingStatus.status === 'active' && !/strike/i.test(tradingStatus.registerStatus)) expect(risk.level, where).not.toBe('Severe');
       if (filing.consistency === 'no_history') expect(filing.lastAccountsFiledOn, where).toBeNull();
       if (filing.consistency === 'consistent') expect(filing.lateFilingsLast5Years, where).toBe(0);
@@ -135,9 +160,13 @@ describe('deriveDemoBlocks', () => {
     const seen = (pick: (profile: (typeof profiles)[number]) => string | string[]) => new Set(profiles.flatMap(pick));
 
     expect(seen((profile) => profile.riskOfFailure.level)).toEqual(new Set(['Low', 'Moderate', 'High', 'Severe']));
-    expect(seen((profile) => profile.filingBehaviour.consistency)).toEqual(new Set(['consistent', 'mostly_consistent', 'inconsistent', 'no_history']));
+    expect(seen((profile) => profile.filingBehaviour.consistency)).toEqual(
+      new Set(['consistent', 'mostly_consistent', 'inconsistent', 'no_history']),
+    );
     expect(seen((profile) => profile.overview.sizeBand)).toEqual(new Set(['micro', 'small', 'medium', 'large']));
-    expect(seen((profile) => profile.earlySignals.signals.map((signal) => signal.state))).toEqual(new Set(['active', 'superseded', 'expired']));
+    expect(seen((profile) => profile.earlySignals.signals.map((signal) => signal.state))).toEqual(
+      new Set(['active', 'superseded', 'expired']),
+    );
   });
 });
 
@@ -168,7 +197,8 @@ describe('calendar arithmetic', () => {
   it('adds days like the calendar does, across leap years and centuries', () => {
     for (let time = Date.UTC(1899, 0, 1); time < Date.UTC(2101, 0, 1); time += 86_400_000 * 7) {
       const date = new Date(time).toISOString().slice(0, 10);
-      for (const days of [-366, -1, 1, 59, 1000]) expect(addDays(date, days)).toBe(new Date(time + days * 86_400_000).toISOString().slice(0, 10));
+      for (const days of [-366, -1, 1, 59, 1000])
+        expect(addDays(date, days)).toBe(new Date(time + days * 86_400_000).toISOString().slice(0, 10));
     }
   });
 });

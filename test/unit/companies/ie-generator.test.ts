@@ -29,7 +29,9 @@ describe('generateIrishCompanies', () => {
     const first = [...generateIrishCompanies(500, 1)];
 
     expect([...generateIrishCompanies(500, 1)]).toEqual(first);
-    expect([...generateIrishCompanies(500, 2)].map((profile) => profile.companyNumber)).not.toEqual(first.map((profile) => profile.companyNumber));
+    expect([...generateIrishCompanies(500, 2)].map((profile) => profile.companyNumber)).not.toEqual(
+      first.map((profile) => profile.companyNumber),
+    );
   });
 
   it('names each company with the legal suffix of its type, some in Irish, all with EUR demo blocks', () => {

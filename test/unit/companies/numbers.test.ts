@@ -14,9 +14,11 @@ import {
  * its status label.
  */
 const registerNumbers = (): string[] =>
-  [...readFileSync(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url), 'utf8').matchAll(/,([A-Z0-9]{8}),(?=[A-Z][A-Za-z /-]*,)/g)].map(
-    (match) => match[1] as string,
-  );
+  [
+    ...readFileSync(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url), 'utf8').matchAll(
+      /,([A-Z0-9]{8}),(?=[A-Z][A-Za-z /-]*,)/g,
+    ),
+  ].map((match) => match[1] as string);
 
 const errorOf = (action: () => unknown): unknown => {
   try {

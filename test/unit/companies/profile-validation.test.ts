@@ -20,9 +20,12 @@ const valid: ProfileContent = demoProfile({
   tradingStatus: { status: 'active', registerStatus: 'Active', since: '2012-03-14' },
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests reach into arbitrary paths of a JSON document to break them.
+type JsonDocument = Record<string, any>;
+
 /** A copy of the valid profile with one change made through a JSON round trip. */
-const changed = (change: (document: Record<string, any>) => void): unknown => {
-  const document = structuredClone(valid) as Record<string, any>;
+const changed = (change: (document: JsonDocument) => void): unknown => {
+  const document = structuredClone(valid) as JsonDocument;
   change(document);
   return document;
 };
@@ -56,29 +59,84 @@ describe('validateProfileContent accepts what the project produces', () => {
 });
 
 describe('validateProfileContent rejects what is wrong, naming the field', () => {
-  it.each<[string, (document: Record<string, any>) => void, string]>([
+  it.each<[string, (document: JsonDocument) => void, string]>([
     ['an unknown top-level field', (document) => (document.rating = 'AAA'), 'profile: unknown field "rating"'],
     ['an unknown field inside a block', (document) => (document.overview.turnover = 1), 'overview: unknown field "turnover"'],
     ['a missing block', (document) => delete document.earlySignals, 'profile: missing field "earlySignals"'],
     ['a missing field', (document) => delete document.tradingStatus.registerStatus, 'tradingStatus: missing field "registerStatus"'],
-    ['a value outside an enum', (document) => (document.riskOfFailure.level = 'Extreme'), 'riskOfFailure.level: must be one of "Low", "Moderate", "High", "Severe"'],
+    [
+      'a value outside an enum',
+      (document) => (document.riskOfFailure.level = 'Extreme'),
+      'riskOfFailure.level: must be one of "Low", "Moderate", "High", "Severe"',
+    ],
     ['a bad date', (document) => (document.overview.incorporatedOn = '14/03/2012'), 'overview.incorporatedOn: must match format "date"'],
-    ['an impossible date', (document) => (document.filingBehaviour.nextAccountsDueOn = '2025-02-30'), 'filingBehaviour.nextAccountsDueOn: must match format "date"'],
-    ['an instant without a time zone', (document) => (document.earlySignals.signals = [{ id: 'sig-1', kind: 'director_resigned', state: 'active', severity: 'info', summary: 'A director resigned', detectedAt: '2025-01-01T10:00:00', updatedAt: '2025-01-01T10:00:00Z' }]), 'earlySignals.signals.0.detectedAt: must match format "date-time"'],
-    ['money as a decimal', (document) => (document.creditCapacity.creditLimit.amountMinor = 12.5), 'creditCapacity.creditLimit.amountMinor: must be integer'],
+    [
+      'an impossible date',
+      (document) => (document.filingBehaviour.nextAccountsDueOn = '2025-02-30'),
+      'filingBehaviour.nextAccountsDueOn: must match format "date"',
+    ],
+    [
+      'an instant without a time zone',
+      (document) =>
+        (document.earlySignals.signals = [
+          {
+            id: 'sig-1',
+            kind: 'director_resigned',
+            state: 'active',
+            severity: 'info',
+            summary: 'A director resigned',
+            detectedAt: '2025-01-01T10:00:00',
+            updatedAt: '2025-01-01T10:00:00Z',
+          },
+        ]),
+      'earlySignals.signals.0.detectedAt: must match format "date-time"',
+    ],
+    [
+      'money as a decimal',
+      (document) => (document.creditCapacity.creditLimit.amountMinor = 12.5),
+      'creditCapacity.creditLimit.amountMinor: must be integer',
+    ],
     ['a risk score above 100', (document) => (document.riskOfFailure.score = 101), 'riskOfFailure.score: must be <= 100'],
     ['a GB number in the wrong form', (document) => (document.companyNumber = 'sc123456'), 'companyNumber: must match pattern'],
-    ['a GB number with an unknown prefix', (document) => (document.companyNumber = 'XX123456'), 'companyNumber: "XX" is not a Companies House company number prefix'],
-    ['an IE number with a leading zero', (document) => Object.assign(document, { jurisdiction: 'IE', companyNumber: '012345' }), 'companyNumber: must match pattern'],
+    [
+      'a GB number with an unknown prefix',
+      (document) => (document.companyNumber = 'XX123456'),
+      'companyNumber: "XX" is not a Companies House company number prefix',
+    ],
+    [
+      'an IE number with a leading zero',
+      (document) => Object.assign(document, { jurisdiction: 'IE', companyNumber: '012345' }),
+      'companyNumber: must match pattern',
+    ],
     ['an unknown jurisdiction', (document) => (document.jurisdiction = 'FR'), 'jurisdiction: must be one of "GB", "IE"'],
-    ['a trade limit above the credit limit', (document) => Object.assign(document.creditCapacity, { creditLimit: { amountMinor: 100, currency: 'GBP' }, tradeLimit: { amountMinor: 200, currency: 'GBP' } }), 'creditCapacity.tradeLimit: must not exceed creditLimit'],
-    ['limits in two currencies', (document) => (document.creditCapacity.tradeLimit.currency = 'EUR'), 'creditCapacity: creditLimit and tradeLimit must be in the same currency'],
+    [
+      'a trade limit above the credit limit',
+      (document) =>
+        Object.assign(document.creditCapacity, {
+          creditLimit: { amountMinor: 100, currency: 'GBP' },
+          tradeLimit: { amountMinor: 200, currency: 'GBP' },
+        }),
+      'creditCapacity.tradeLimit: must not exceed creditLimit',
+    ],
+    [
+      'limits in two currencies',
+      (document) => (document.creditCapacity.tradeLimit.currency = 'EUR'),
+      'creditCapacity: creditLimit and tradeLimit must be in the same currency',
+    ],
   ])('%s', (_, change, message) => {
     expect(errorsOf(changed(change)).join('\n')).toContain(message);
   });
 
   it('rejects two signals with one id', () => {
-    const signal = { id: 'sig-SC123456-1', kind: 'director_resigned', state: 'active', severity: 'info', summary: 'A director resigned', detectedAt: '2025-01-01T10:00:00Z', updatedAt: '2025-01-01T10:00:00Z' };
+    const signal = {
+      id: 'sig-SC123456-1',
+      kind: 'director_resigned',
+      state: 'active',
+      severity: 'info',
+      summary: 'A director resigned',
+      detectedAt: '2025-01-01T10:00:00Z',
+      updatedAt: '2025-01-01T10:00:00Z',
+    };
 
     expect(errorsOf(changed((document) => (document.earlySignals.signals = [signal, { ...signal, state: 'expired' }])))).toEqual([
       'earlySignals.signals.1.id: "sig-SC123456-1" is used by an earlier signal',
@@ -92,7 +150,9 @@ describe('validateProfileContent rejects what is wrong, naming the field', () =>
   it('reports every problem at once', () => {
     const errors = errorsOf(changed((document) => Object.assign(document, { name: '', dataSource: 'guess' })));
 
-    expect(errors).toEqual(expect.arrayContaining(['name: must NOT have fewer than 1 characters', 'dataSource: must be one of "register", "demo"']));
+    expect(errors).toEqual(
+      expect.arrayContaining(['name: must NOT have fewer than 1 characters', 'dataSource: must be one of "register", "demo"']),
+    );
   });
 });
 

@@ -133,7 +133,10 @@ describe('register labels', () => {
   it.each([
     ['Private limited company', 'ltd'],
     ['Private limited by guarantee without share capital', 'private-limited-guarant-nsc'],
-    ["Private Limited Company by guarantee without share capital, use of 'Limited' exemption", 'private-limited-guarant-nsc-limited-exemption'],
+    [
+      "Private Limited Company by guarantee without share capital, use of 'Limited' exemption",
+      'private-limited-guarant-nsc-limited-exemption',
+    ],
     ['Limited liability partnership', 'llp'],
     ['UK establishment company', 'uk-establishment'],
     ['Overseas company', 'oversea-company'],
@@ -164,7 +167,11 @@ describe('register labels', () => {
 
     expect(profileOf(records[0]).tradingStatus).toEqual({ status: 'dissolved', registerStatus: 'Dissolved', since: '2024-05-07' });
     expect(profileOf(records[0]).overview.dissolvedOn).toBe('2024-05-07');
-    expect(profileOf(records[1]).overview).toMatchObject({ companyType: 'registered-overseas-entity', incorporatedOn: '2024-01-03', sicCodes: [] });
+    expect(profileOf(records[1]).overview).toMatchObject({
+      companyType: 'registered-overseas-entity',
+      incorporatedOn: '2024-01-03',
+      sicCodes: [],
+    });
     expect(profileOf(records[2]).overview.companySubtype).toBe('community-interest-company');
   });
 });

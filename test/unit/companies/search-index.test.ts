@@ -6,8 +6,8 @@ import {
   indexItemsOf,
   MAX_INDEXED_WORDS,
   partitionHead,
-  SHARD_COUNT,
   type SearchEntry,
+  SHARD_COUNT,
   shardOf,
   wordOfSortKey,
 } from '../../../shared/companies/search-index';
@@ -99,14 +99,40 @@ describe('index changes between two versions of a company', () => {
 
     const changes = indexChanges(indexItemsOf(entry()), indexItemsOf(renamed));
 
-    expect(changes.deletes.map((key) => key.sk).sort()).toEqual(['15380840', 'cpa gates#15380840', 'cpa#cpa gates#15380840', 'gates#cpa gates#15380840']);
-    expect(changes.puts.map((item) => item.sk).sort()).toEqual(['15380840', 'cpa fences#15380840', 'cpa#cpa fences#15380840', 'fences#cpa fences#15380840']);
+    expect(changes.deletes.map((key) => key.sk).sort()).toEqual([
+      '15380840',
+      'cpa gates#15380840',
+      'cpa#cpa gates#15380840',
+      'gates#cpa gates#15380840',
+    ]);
+    expect(changes.puts.map((item) => item.sk).sort()).toEqual([
+      '15380840',
+      'cpa fences#15380840',
+      'cpa#cpa fences#15380840',
+      'fences#cpa fences#15380840',
+    ]);
   });
 });
 
 describe('key order', () => {
   it('agrees with UTF-8 byte order across ASCII, accented, high-BMP and astral characters', () => {
-    const samples = ['a', 'ab', 'a#b', 'a b', 'é', 'z', '\u{E000}', '\u{FFFD}', '\u{FFFF}', '\u{10000}', '\u{1F600}', '\u{10FFFF}', 'abc\u{1F600}', 'abc\u{FFFD}', ''];
+    const samples = [
+      'a',
+      'ab',
+      'a#b',
+      'a b',
+      'é',
+      'z',
+      '\u{E000}',
+      '\u{FFFD}',
+      '\u{FFFF}',
+      '\u{10000}',
+      '\u{1F600}',
+      '\u{10FFFF}',
+      'abc\u{1F600}',
+      'abc\u{FFFD}',
+      '',
+    ];
     for (const a of samples) {
       for (const b of samples) {
         expect(Math.sign(compareKeys(a, b)), `${a} vs ${b}`).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));

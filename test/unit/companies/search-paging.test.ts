@@ -5,7 +5,8 @@ import { SHARD_COUNT } from '../../../shared/companies/search-index';
 import { MemoryNameIndex } from '../../integration/companies/memory-name-index';
 import { profileContent } from '../../integration/companies/profile-fixture';
 
-const indexOf = (names: readonly [string, string][]) => new MemoryNameIndex(names.map(([companyNumber, name]) => profileContent({ companyNumber, name })));
+const indexOf = (names: readonly [string, string][]) =>
+  new MemoryNameIndex(names.map(([companyNumber, name]) => profileContent({ companyNumber, name })));
 
 /** Deterministic pseudo-random numbers, so a failure replays. */
 function random(seed: number): () => number {
