@@ -8,17 +8,16 @@ import { currentSigningKey, PublishedJwksStore, SIGNING_ALGORITHM } from '../../
 import { createTokenEndpoint } from '../../shared/auth/token-endpoint';
 import { TOKEN_LIFETIME_SECONDS } from '../../shared/auth/token-policy';
 import { TokenIssuer, TokenVerifier } from '../../shared/auth/tokens';
-import type { HttpRequest } from '../../shared/http/types';
 import { clientsTable } from '../../shared/storage/tables';
 import type { BenchContext } from './support/context';
+import { benchRequest } from './support/http';
+import { UNLIMITED } from './support/protection';
 import { benchSigningKeys } from './support/signing';
 import { latencyTable } from './support/table';
 import { timeInterleaved } from './support/timing';
 
 export const name = 'Token endpoint, signing and verification';
 
-/** High enough that the limiter counts every call but never refuses one during the run. */
-const UNLIMITED = 1_000_000;
 const audience = { issuer: DEFAULT_ISSUER, audience: DEFAULT_AUDIENCE };
 
 export async function run(context: BenchContext): Promise<void> {
@@ -39,16 +38,12 @@ export async function run(context: BenchContext): Promise<void> {
       limiter: new RateLimiter(doc, table),
       limits: { defaultPerClientPerMinute: UNLIMITED, failuresPerIpPerMinute: UNLIMITED },
     });
-    const request: HttpRequest = {
+    const request = benchRequest({
       method: 'POST',
       path: '/v1/oauth/token',
-      pathParameters: {},
       headers: { 'content-type': 'application/json' },
-      query: new URLSearchParams(),
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: secret }),
-      sourceIp: '203.0.113.10',
-      requestId: 'bench',
-    };
+    });
     const [getItem, tokenEndpoint] = await timeInterleaved(
       [
         () => doc.send(new GetCommand({ TableName: table, Key: { pk: `CLIENT#${client.clientId}`, sk: 'CLIENT' }, ConsistentRead: true })),

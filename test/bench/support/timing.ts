@@ -2,31 +2,11 @@ import { type LatencyStats, summarize } from './stats';
 
 export type Operation = (call: number) => unknown;
 
-export interface LoopOptions {
-  /** Calls made first and thrown away: JIT, connection pool, caches. */
+export interface InterleavedOptions {
+  /** Calls of each operation made first and thrown away: JIT, connection pool, caches. */
   readonly warmup: number;
+  /** Measured calls of each operation. */
   readonly iterations: number;
-  /** Stops measuring early once this much time has gone, so a slow case cannot stall the run. */
-  readonly maxMs?: number;
-}
-
-/**
- * Times each call of `operation` on its own, one after another (no overlap), after a warm-up.
- * The call number is passed in so a benchmark can vary its input without an allocation in the loop.
- */
-export async function timeLoop(operation: Operation, options: LoopOptions): Promise<LatencyStats> {
-  for (let call = 0; call < options.warmup; call++) await operation(call);
-  const samples: number[] = [];
-  const deadline = options.maxMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.maxMs;
-  for (let call = 0; call < options.iterations && performance.now() < deadline; call++) {
-    const started = performance.now();
-    await operation(options.warmup + call);
-    samples.push(performance.now() - started);
-  }
-  return summarize(samples);
-}
-
-export interface InterleavedOptions extends LoopOptions {
   /** Calls of one operation in a row before switching to the next. */
   readonly chunk?: number;
 }
@@ -43,8 +23,7 @@ export async function timeInterleaved<const Operations extends readonly Operatio
   for (const operation of operations) for (let call = 0; call < options.warmup; call++) await operation(call);
   const chunk = options.chunk ?? 50;
   const samples: number[][] = operations.map(() => []);
-  const deadline = options.maxMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.maxMs;
-  for (let done = 0; done < options.iterations && performance.now() < deadline; done += chunk) {
+  for (let done = 0; done < options.iterations; done += chunk) {
     const calls = Math.min(chunk, options.iterations - done);
     for (const [index, operation] of operations.entries()) {
       for (let call = 0; call < calls; call++) {

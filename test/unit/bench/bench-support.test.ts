@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { percentile, summarize } from '../../bench/support/stats';
 import { latencyTable } from '../../bench/support/table';
+import { timeInterleaved } from '../../bench/support/timing';
 
 describe('benchmark statistics', () => {
   it('interpolates percentiles between the closest ranks', () => {
@@ -35,5 +36,20 @@ describe('benchmark statistics', () => {
     expect(header).toMatch(/n\s+p50 ms\s+p99 ms\s+mean ms\s+ops\/s\s+p50 vs base\s+mean vs base$/);
     expect(baseline).toMatch(/^baseline\s+3\s+2\.000\s+2\.000\s+2\.000\s+500\s+1\.00x\s+1\.00x$/);
     expect(subject).toMatch(/^subject\s+3\s+5\.000\s+5\.000\s+5\.000\s+200\s+2\.50x\s+2\.50x$/);
+  });
+});
+
+describe('interleaved timing', () => {
+  it('warms each operation up, then alternates chunks so every operation gets its measured calls', async () => {
+    const calls: string[] = [];
+
+    const [a, b] = await timeInterleaved([(call: number) => calls.push(`a${call}`), (call: number) => calls.push(`b${call}`)], {
+      warmup: 1,
+      iterations: 5,
+      chunk: 2,
+    });
+
+    expect(calls).toEqual(['a0', 'b0', 'a1', 'a2', 'b1', 'b2', 'a3', 'a4', 'b3', 'b4', 'a5', 'b5']);
+    expect([a.n, b.n]).toEqual([5, 5]);
   });
 });

@@ -1,0 +1,105 @@
+import type { Principal } from '../../shared/auth/tokens';
+import { DynamoCompanyStore } from '../../shared/companies/company-store';
+import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
+import { companiesTable } from '../../shared/storage/tables';
+import { type CompanyRef, seededDataset, spread } from './support/companies';
+import type { BenchContext } from './support/context';
+import { benchRequest } from './support/http';
+import { renderTable } from './support/table';
+
+export const name = 'Search recall on the real GB sample';
+
+const TOP = 10;
+/** Searches in flight: recall is about answers, not latency, so the run may overlap them. */
+const CONCURRENCY = 4;
+const principal: Principal = { clientId: 'recall-bench', tokenId: 'recall-bench', expiresAt: Number.MAX_SAFE_INTEGER };
+
+interface Tally {
+  queries: number;
+  hits: number;
+  /** Refused by the endpoint (400): too short, or nothing left after normalization. */
+  refused: number;
+  /** The first few misses, to show what search got wrong. */
+  misses: string[];
+}
+
+const MISSES_SHOWN = 5;
+const newTally = (): Tally => ({ queries: 0, hits: 0, refused: 0, misses: [] });
+
+const firstTwoWords = (name: string) => name.trim().split(/\s+/).slice(0, 2).join(' ');
+
+async function forEachConcurrently<T>(items: readonly T[], concurrency: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+const percent = (part: number, whole: number) => (whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)}%`);
+
+export async function run(context: BenchContext): Promise<void> {
+  const dataset = await seededDataset(context);
+  const { doc, names } = dataset.tables;
+  const endpoint = createSearchEndpoint({ index: new DynamoCompanyStore(doc, names[companiesTable.id] as string) });
+  const gb = dataset.companies.filter((company) => company.jurisdiction === 'GB' && company.normalizedName !== '');
+  const sample = context.scale === 'full' ? gb : spread(gb, 1000);
+  const sharing = new Map<string, number>();
+  for (const company of gb) sharing.set(company.normalizedName, (sharing.get(company.normalizedName) ?? 0) + 1);
+
+  /** Company numbers of the first page, in rank order; undefined when the endpoint refused the query. */
+  const search = async (company: CompanyRef, q: string): Promise<string[] | undefined> => {
+    const response = await endpoint(benchRequest({ path: '/v1/search', query: { q, jurisdiction: 'GB', limit: String(TOP) } }), principal);
+    if (response.status === 400) return undefined;
+    if (response.status !== 200) throw new Error(`search for ${company.companyNumber} answered ${response.status}`);
+    return (response.body as { items: { companyNumber: string }[] }).items.map((item) => item.companyNumber);
+  };
+
+  const exact = newTally();
+  const exactUnique = newTally();
+  const twoWords = newTally();
+  const count = (tally: Tally, company: CompanyRef, q: string, ranked: string[] | undefined, hit: (ranked: string[]) => boolean) => {
+    if (ranked === undefined) tally.refused++;
+    else {
+      tally.queries++;
+      if (hit(ranked)) tally.hits++;
+      else if (tally.misses.length < MISSES_SHOWN)
+        tally.misses.push(`"${q}" for ${company.companyNumber} ${company.name}: got ${ranked.slice(0, 3).join(', ') || 'nothing'}`);
+    }
+  };
+
+  context.log(`searching ${sample.length.toLocaleString('en-GB')} companies twice each…`);
+  await forEachConcurrently(sample, CONCURRENCY, async (company) => {
+    const byName = await search(company, company.name);
+    const isFirst = (ranked: string[]) => ranked[0] === company.companyNumber;
+    count(exact, company, company.name, byName, isFirst);
+    if (sharing.get(company.normalizedName) === 1) count(exactUnique, company, company.name, byName, isFirst);
+    const twoWordQuery = firstTwoWords(company.name);
+    count(twoWords, company, twoWordQuery, await search(company, twoWordQuery), (ranked) => ranked.includes(company.companyNumber));
+  });
+
+  const row = (label: string, tally: Tally) => [
+    label,
+    String(tally.queries),
+    String(tally.hits),
+    percent(tally.hits, tally.queries),
+    String(tally.refused),
+  ];
+  context.report(
+    renderTable(
+      `Recall on the real GB sample: ${sample.length.toLocaleString('en-GB')} of ${gb.length.toLocaleString('en-GB')} companies, among ${dataset.companies.length.toLocaleString('en-GB')} loaded`,
+      ['', 'queries', 'hits', 'recall', 'refused (400)'],
+      [
+        row('recall@1: exact name', exact),
+        row('recall@1: exact name, name unique in sample', exactUnique),
+        row(`recall@${TOP}: first two words`, twoWords),
+      ],
+    ),
+  );
+  for (const [label, tally] of [
+    ['exact name', exact],
+    ['first two words', twoWords],
+  ] as const) {
+    for (const miss of tally.misses) context.log(`missed (${label}): ${miss}`);
+  }
+}
