@@ -112,17 +112,11 @@ interface StoredSecretVersion extends SecretVersionInfo {
 }
 
 /** The item as stored: the only shape that holds secret hashes. */
-interface StoredClient {
+/** The stored item: the record plus its keys, its secret hashes in place of their summaries, and a lock. */
+interface StoredClient extends Omit<ClientRecord, 'secretVersions'> {
   readonly pk: string;
   readonly sk: string;
   readonly listKey: string;
-  readonly clientId: string;
-  readonly name: string;
-  readonly status: ClientStatus;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly rateLimitPerMinute?: number;
-  readonly tokensNotBefore: number;
   readonly secrets: readonly StoredSecretVersion[];
   /** Optimistic-lock counter for read-modify-write updates. */
   readonly revision: number;
