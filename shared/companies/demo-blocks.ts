@@ -19,18 +19,8 @@ import type {
  */
 
 /** The register facts a profile is built from. */
-export interface RegisterFacts {
-  readonly jurisdiction: Jurisdiction;
-  readonly companyNumber: string;
-  readonly name: string;
-  readonly companyType: string;
-  readonly companySubtype: string | null;
-  readonly incorporatedOn: string | null;
-  readonly dissolvedOn: string | null;
-  readonly sicCodes: readonly string[];
-  readonly registeredOffice: string | null;
-  readonly tradingStatus: TradingStatus;
-}
+export type RegisterFacts = Pick<ProfileContent, 'jurisdiction' | 'companyNumber' | 'name' | 'tradingStatus'> &
+  Pick<Overview, 'companyType' | 'companySubtype' | 'incorporatedOn' | 'dissolvedOn' | 'sicCodes' | 'registeredOffice'>;
 
 export type DemoOverview = Pick<Overview, 'sizeBand' | 'complexity' | 'maturity' | 'employeesBand'>;
 
