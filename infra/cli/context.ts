@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { KeySetVault } from '../../shared/auth/signing-keys';
 
 /** Where the CLI writes: the terminal, or a buffer in tests. Each call is one line. */
 export interface CliIo {
@@ -17,6 +18,8 @@ export interface TargetTables {
 export interface Target {
   readonly doc: DynamoDBDocumentClient;
   readonly tables: TargetTables;
+  /** The private signing keys: the local key file, or the stack's secret. Absent when the target names none. */
+  readonly signingKeys?: KeySetVault;
   /** Says what the target is, for messages. */
   readonly description: string;
   close(): Promise<void>;

@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { ClientRegistryError } from '../../shared/auth/client-registry';
+import { UnknownSigningKeyError } from '../../shared/auth/signing-keys';
 import { JavaMissingError } from '../local/dynamodb-local';
 import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
+import { registerKeyCommands } from './commands/keys';
 import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
 import { resolveTarget, TargetError } from './target';
 
@@ -23,7 +25,7 @@ export const exitCodes = { ok: 0, usage: 1, target: 2 } as const;
 
 function buildProgram(context: CliContext, io: CliIo): Command {
   const program = new Command('bureau')
-    .description('Operate Bureau: manage API clients of the local runtime or of a deployed stack')
+    .description('Operate Bureau: manage API clients, companies and signing keys of the local runtime or of a deployed stack')
     .option('--stack <name>', 'act on this deployed CloudFormation stack instead of the local runtime')
     .option('--region <region>', 'AWS region of the stack (default: from the AWS environment)')
     .showHelpAfterError('(run with --help for usage)')
@@ -47,6 +49,7 @@ Examples:
   // Each group registers itself here; subcommands inherit the output and exit settings above.
   registerClientCommands(program, context);
   registerCompanyCommands(program, context);
+  registerKeyCommands(program, context);
   return program;
 }
 
@@ -54,7 +57,7 @@ function exitCodeOf(error: unknown, io: CliIo, env: NodeJS.ProcessEnv): number {
   // Commander has already printed its own message (usage errors) or the help text.
   if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof ClientRegistryError) {
+  if (error instanceof ClientRegistryError || error instanceof UnknownSigningKeyError) {
     io.err(`error: ${message}`);
     return exitCodes.usage;
   }

@@ -1,6 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key-vault';
+import { FileKeySetSource, type KeySetVault } from '../../shared/auth/signing-keys';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../../shared/storage/tables';
@@ -63,11 +66,18 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
-function localTarget(endpoint: string, tables: TargetTables, description: string, stop: () => Promise<void>): Target {
+function localTarget(
+  endpoint: string,
+  tables: TargetTables,
+  signingKeys: KeySetVault,
+  description: string,
+  stop: () => Promise<void>,
+): Target {
   const client = createDynamoClient({ DYNAMODB_ENDPOINT: endpoint });
   return {
     doc: createDocumentClient(client),
     tables,
+    signingKeys,
     description,
     close: async () => {
       client.destroy();
@@ -83,9 +93,10 @@ function localTarget(endpoint: string, tables: TargetTables, description: string
 export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Promise<Target> {
   const paths = localPaths(dataDir);
   const runtime = await readRuntimeFile(paths.runtime);
+  const signingKeys = new FileKeySetSource(paths.signingKeys);
   if (runtime && (await answers(runtime.dynamodbEndpoint))) {
     const tables = tablesFrom((def) => runtime.tables[def.id], paths.runtime);
-    return localTarget(runtime.dynamodbEndpoint, tables, `the local runtime at ${runtime.baseUrl}`, async () => {});
+    return localTarget(runtime.dynamodbEndpoint, tables, signingKeys, `the local runtime at ${runtime.baseUrl}`, async () => {});
   }
   const database = await startDynamoDbLocal({ workDir: paths.work, dataDir: paths.dynamodb });
   try {
@@ -96,7 +107,7 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
     } finally {
       client.destroy();
     }
-    return localTarget(database.endpoint, tables, `the local database in ${paths.dynamodb}`, () => database.stop());
+    return localTarget(database.endpoint, tables, signingKeys, `the local database in ${paths.dynamodb}`, () => database.stop());
   } catch (error) {
     await database.stop();
     throw error;
@@ -124,11 +135,17 @@ export async function resolveStackTarget(stackName: string, region: string | und
   }
   const tables = tablesFrom((def) => outputs[outputIds.tableName(def.id)], `Stack ${stackName}'s outputs`);
   const client = new DynamoDBClient(region ? { region } : {});
+  const secretId = outputs[outputIds.signingKeySecretArn];
+  const secrets = secretId ? new SecretsManagerClient(region ? { region } : {}) : undefined;
   return {
     doc: createDocumentClient(client),
     tables,
+    ...(secrets && secretId ? { signingKeys: new SecretsManagerKeySetVault(secrets, secretId) } : {}),
     description: `stack ${stackName}`,
-    close: async () => client.destroy(),
+    close: async () => {
+      client.destroy();
+      secrets?.destroy();
+    },
   };
 }
 

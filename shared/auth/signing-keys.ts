@@ -1,4 +1,4 @@
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -69,6 +69,25 @@ export async function rotateKeySet(keySet: KeySet | undefined, now: Date = new D
   return { current: next.kid, keys: [...retained, next] };
 }
 
+export class UnknownSigningKeyError extends Error {
+  constructor(readonly kid: string) {
+    super(`No signing key with kid "${kid}" is in the key set or the published keys`);
+    this.name = 'UnknownSigningKeyError';
+  }
+}
+
+/**
+ * The key set without the revoked key, at once and whatever its age. Revoking the current key puts
+ * a new one in its place, so the service keeps issuing tokens.
+ */
+export async function revokeKey(keySet: KeySet, kid: string, now: Date = new Date()): Promise<KeySet> {
+  if (!keySet.keys.some((key) => key.kid === kid)) throw new UnknownSigningKeyError(kid);
+  const kept = keySet.keys.filter((key) => key.kid !== kid);
+  if (kid !== keySet.current) return { current: keySet.current, keys: kept };
+  const next = await generateSigningKey(now);
+  return { current: next.kid, keys: [...kept, next] };
+}
+
 export function currentSigningKey(keySet: KeySet): SigningJwk {
   const key = keySet.keys.find((candidate) => candidate.kid === keySet.current);
   if (!key) throw new InvalidKeySetError(`current kid ${keySet.current} is not in the set`);
@@ -116,39 +135,77 @@ export interface KeySetSource {
   get(): Promise<KeySet>;
 }
 
+/** Where the private key set is kept and replaced: Secrets Manager on AWS, a file locally. */
+export interface KeySetVault {
+  /** The key set in use, or undefined before the first one exists. */
+  read(): Promise<KeySet | undefined>;
+  /** Makes this key set the one in use. */
+  replace(keySet: KeySet): Promise<void>;
+}
+
+const writeOwnerOnly = async (path: string, keySet: KeySet, flag: 'wx' | 'w'): Promise<void> => {
+  const file = await open(path, flag, 0o600);
+  try {
+    await file.writeFile(`${JSON.stringify(keySet, null, 2)}\n`, 'utf8');
+  } finally {
+    await file.close();
+  }
+};
+
 /**
  * The local stand-in for Secrets Manager: a JSON file, created with owner-only permissions on first
- * use and then kept, so tokens stay valid across restarts of the local runtime.
+ * use and then kept, so tokens stay valid across restarts of the local runtime. It is re-read as
+ * often as Secrets Manager is, so a revocation by the CLI reaches the running signer.
  */
-export class FileKeySetSource implements KeySetSource {
-  private keySet: Promise<KeySet> | undefined;
+export class FileKeySetSource implements KeySetSource, KeySetVault {
+  private cached: { keySet: Promise<KeySet>; fetchedAt: number } | undefined;
+  private readonly clock: Clock;
 
-  constructor(private readonly path: string) {}
-
-  get(): Promise<KeySet> {
-    this.keySet ??= this.loadOrCreate().catch((error: unknown) => {
-      this.keySet = undefined;
-      throw error;
-    });
-    return this.keySet;
+  constructor(
+    private readonly path: string,
+    private readonly options: { cacheSeconds?: number; clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
   }
 
-  private async loadOrCreate(): Promise<KeySet> {
+  get(): Promise<KeySet> {
+    const maxAge = (this.options.cacheSeconds ?? KEY_SET_CACHE_SECONDS) * 1000;
+    if (!this.cached || this.clock() - this.cached.fetchedAt >= maxAge) {
+      const entry = { keySet: this.loadOrCreate(), fetchedAt: this.clock() };
+      this.cached = entry;
+      entry.keySet.catch(() => {
+        if (this.cached === entry) this.cached = undefined;
+      });
+    }
+    return this.cached.keySet;
+  }
+
+  async read(): Promise<KeySet | undefined> {
     try {
       return parseKeySet(await readFile(this.path, 'utf8'));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
     }
+  }
+
+  /** Written beside the file and renamed over it, so a reader never sees half a key set. */
+  async replace(keySet: KeySet): Promise<void> {
+    const next = `${this.path}.${process.pid}.next`;
+    await rm(next, { force: true });
+    await writeOwnerOnly(next, keySet, 'wx');
+    await rename(next, this.path);
+    this.cached = undefined;
+  }
+
+  private async loadOrCreate(): Promise<KeySet> {
+    const existing = await this.read();
+    if (existing) return existing;
     const keySet = await rotateKeySet(undefined);
-    await mkdir(dirname(this.path), { recursive: true });
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     try {
       // 'wx' refuses to overwrite: if another process created the file first, its keys win.
-      const file = await open(this.path, 'wx', 0o600);
-      try {
-        await file.writeFile(`${JSON.stringify(keySet, null, 2)}\n`, 'utf8');
-      } finally {
-        await file.close();
-      }
+      await writeOwnerOnly(this.path, keySet, 'wx');
       return keySet;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

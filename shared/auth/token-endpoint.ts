@@ -82,7 +82,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
       );
     }
 
-    const token = await deps.issuer.issue(client.clientId);
+    const token = await deps.issuer.issue(client.clientId, { notBefore: client.tokensNotBefore });
     return json(
       200,
       { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn },

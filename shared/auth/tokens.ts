@@ -58,11 +58,16 @@ export class TokenIssuer {
     this.clock = settings.clock ?? systemClock;
   }
 
-  async issue(clientId: string): Promise<IssuedToken> {
+  /**
+   * `notBefore` is the client's tokensNotBefore: verifiers refuse a token issued at or before that
+   * second, so a token issued in the same second as a revocation but after it is dated one second
+   * later (well inside the verifiers' skew allowance) to stay valid.
+   */
+  async issue(clientId: string, options: { notBefore?: number } = {}): Promise<IssuedToken> {
     const signingKey = currentSigningKey(await this.keys.get());
     const { kty, crv, x, d, kid } = signingKey;
     const key = await this.imported.get({ kty, crv, x, d, kid });
-    const issuedAt = epochSeconds(this.clock);
+    const issuedAt = Math.max(epochSeconds(this.clock), (options.notBefore ?? 0) + 1);
     const expiresAt = issuedAt + TOKEN_LIFETIME_SECONDS;
     const tokenId = randomUUID();
     const accessToken = await new SignJWT({ client_id: clientId })
@@ -114,7 +119,8 @@ export class TokenVerifier {
     const payload = await this.verifySignatureAndClaims(token);
     const clientId = payload.sub as string;
     const client = await this.deps.clients.get(clientId);
-    if (client?.status !== 'active' || (payload.iat as number) < client.tokensNotBefore) {
+    // tokensNotBefore is the second of the revocation: a token dated that second may predate it.
+    if (client?.status !== 'active' || (payload.iat as number) <= client.tokensNotBefore) {
       throw new InvalidTokenError('revoked');
     }
     return { clientId, tokenId: payload.jti as string, expiresAt: payload.exp as number };
@@ -136,10 +142,14 @@ export class TokenVerifier {
           typ: ACCESS_TOKEN_TYPE,
           clockTolerance: CLOCK_TOLERANCE_SECONDS,
           requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+          // Refuses an iat in the future and any token older than its lifetime, whatever its exp says.
+          maxTokenAge: TOKEN_LIFETIME_SECONDS,
           currentDate: new Date(this.clock()),
         },
       );
       if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string') throw new InvalidTokenError('invalid');
+      // No key of ours signs a longer lifetime: one that claims it was not issued by this service.
+      if ((payload.exp as number) - (payload.iat as number) > TOKEN_LIFETIME_SECONDS) throw new InvalidTokenError('invalid');
       return payload;
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;

@@ -4,8 +4,6 @@ import type { CliContext } from '../context';
 import { formatDuration, parseDuration } from '../duration';
 import { formatTable } from '../format';
 
-const DEFAULT_GRACE = '24h';
-
 function graceOption(text: string): number {
   try {
     return parseDuration(text);
@@ -28,7 +26,7 @@ const rateLimitText = (client: ClientRecord) => (client.rateLimitPerMinute === u
 
 function secretWarning(context: CliContext, clientId: string): void {
   context.io.err('Store this secret now: it cannot be shown again.');
-  context.io.err(`If it is lost, issue a new one with: bureau clients rotate-secret ${clientId}`);
+  context.io.err(`If it is lost, issue a new one with: bureau clients rotate-secret ${clientId} --grace 0`);
 }
 
 /** `bureau clients …`: issue, list, rotate, disable and enable API clients. */
@@ -42,7 +40,8 @@ export function registerClientCommands(program: Command, context: CliContext): v
 Examples:
   $ bureau clients create --name "Acme Ltd" --rate-limit 600
   $ bureau clients list
-  $ bureau clients rotate-secret cli_0123456789abcdef --grace 1h
+  $ bureau clients rotate-secret cli_0123456789abcdef --grace 24h   # planned: the client switches within a day
+  $ bureau clients rotate-secret cli_0123456789abcdef --grace 0     # leaked: the old secret stops now
   $ bureau clients disable cli_0123456789abcdef
   $ bureau --stack Bureau --region eu-west-2 clients list --json`,
     );
@@ -103,11 +102,15 @@ Examples:
     .command('rotate-secret')
     .description("issue a new secret; the old one keeps working for the grace period, and the client's tokens are revoked")
     .argument('<clientId>', 'the client')
-    .option('--grace <duration>', `how long the old secret keeps working: 0, 30m, 24h, 7d (default: ${DEFAULT_GRACE})`, graceOption)
+    // No default: after a leak the old secret must stop at once, and a default grace would keep it working.
+    .requiredOption(
+      '--grace <duration>',
+      'how long the old secret keeps working: 0 if it may have leaked, otherwise time for the client to switch (30m, 24h, 7d)',
+      graceOption,
+    )
     .option('--json', 'print JSON')
-    .action(async (clientId: string, options: { grace?: number; json?: boolean }) => {
+    .action(async (clientId: string, options: { grace: number; json?: boolean }) => {
       const registry = await registryOf(context);
-      options.grace ??= parseDuration(DEFAULT_GRACE);
       const { secret, version } = await registry.rotateSecret(clientId, { graceSeconds: options.grace });
       if (options.json) {
         context.io.out(JSON.stringify({ clientId, clientSecret: secret, version, graceSeconds: options.grace }, null, 2));

@@ -1,11 +1,15 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CachedClientLookup } from '../../../shared/auth/client-cache';
 import { type ClientLookup, DynamoClientRegistry } from '../../../shared/auth/client-registry';
+import { RateLimiter } from '../../../shared/auth/rate-limit';
 import { type KeySet, PublishedJwksStore, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
+import { createTokenEndpoint, TOKEN_PATH } from '../../../shared/auth/token-endpoint';
 import { InvalidTokenError, TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { manualClock, staticKeySet } from '../../unit/auth/fakes';
+import { httpRequest } from '../../unit/auth/http-fixtures';
 
 const audience = { issuer: 'https://bureau.test', audience: 'bureau-api' };
 const CACHE_SECONDS = 30;
@@ -52,7 +56,9 @@ describe('revoking a client', () => {
 
     clock.advance(5);
     await registry.rotateSecret(client.clientId, { graceSeconds: 600 });
-    const after = (await issuer.issue(client.clientId)).accessToken;
+    // In the same second, as the token endpoint does: dated after the revocation.
+    const { tokensNotBefore } = (await registry.get(client.clientId)) ?? { tokensNotBefore: 0 };
+    const after = (await issuer.issue(client.clientId, { notBefore: tokensNotBefore })).accessToken;
     clock.advance(CACHE_SECONDS);
 
     await refused(verifier.verify(before));
@@ -70,6 +76,45 @@ describe('revoking a client', () => {
     await registry.enable(client.clientId);
     const after = (await issuer.issue(client.clientId)).accessToken;
 
+    await refused(verifier.verify(before));
+    await expect(verifier.verify(after)).resolves.toMatchObject({ clientId: client.clientId });
+  });
+});
+
+describe('the revocation boundary', () => {
+  it('refuses a token issued in the same second before a secret rotation, and accepts one the endpoint issues right after', async () => {
+    const table = tables.names.clients as string;
+    const registry = new DynamoClientRegistry(tables.doc, table);
+    const clients = new CachedClientLookup(registry, { ttlSeconds: 0 });
+    const verifier = new TokenVerifier({ ...audience, jwks: new PublishedJwksStore(tables.doc, table), clients });
+    const endpoint = createTokenEndpoint({
+      credentials: registry,
+      issuer: new TokenIssuer(staticKeySet(keySet), audience),
+      jwks: new PublishedJwksStore(tables.doc, table),
+      limiter: new RateLimiter(tables.doc, table),
+      limits: { defaultPerClientPerMinute: 100, failuresPerIpPerMinute: 100 },
+    });
+    const { client, secret } = await registry.create({ name: 'Same second' });
+    const tokenFor = async (clientSecret: string) => {
+      const response = await endpoint(
+        httpRequest({
+          method: 'POST',
+          path: TOKEN_PATH,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret }),
+        }),
+      );
+      expect(response.status).toBe(200);
+      return (response.body as { access_token: string }).access_token;
+    };
+    // Right after a second begins, so the three steps below share it.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+
+    const before = await tokenFor(secret);
+    const rotated = await registry.rotateSecret(client.clientId, { graceSeconds: 0 });
+    const after = await tokenFor(rotated.secret);
+
+    expect(Math.floor(decodeJwt(before).iat ?? 0)).toBe((await registry.get(client.clientId))?.tokensNotBefore);
     await refused(verifier.verify(before));
     await expect(verifier.verify(after)).resolves.toMatchObject({ clientId: client.clientId });
   });

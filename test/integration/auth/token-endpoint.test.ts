@@ -236,13 +236,13 @@ describe('POST /v1/oauth/token', () => {
 });
 
 describe('GET /v1/.well-known/jwks.json', () => {
-  it('serves the published public keys, cacheable for five minutes', async () => {
+  it('serves the published public keys, cacheable for a minute', async () => {
     const keySet = await new FileKeySetSource(keyFile).get();
 
     const response = await endpoint(httpRequest({ path: '/v1/.well-known/jwks.json' }));
 
     expect(response.status).toBe(200);
-    expect(response.headers).toMatchObject({ 'cache-control': 'public, max-age=300' });
+    expect(response.headers).toMatchObject({ 'cache-control': 'public, max-age=60' });
     expect(response.body).toEqual({
       keys: [expect.objectContaining({ kid: keySet.current, kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' })],
     });

@@ -109,12 +109,24 @@ describe('bureau clients', () => {
     expect(json.stdout).not.toMatch(/hash/i);
   });
 
-  it('rotates a secret keeping the old one for the default 24h grace', async () => {
+  it('refuses to rotate a secret without an explicit grace, naming the choice, and changes nothing', async () => {
+    const { secret } = await registry.create({ name: 'Undecided', clientId: 'undecided' });
+
+    const result = await bureau('clients', 'rotate-secret', 'undecided');
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/required option '--grace <duration>' not specified/);
+    expect(target.calls.opened).toEqual([]);
+    expect((await registry.get('undecided'))?.secretVersions).toHaveLength(1);
+    expect(await registry.verifyCredentials('undecided', secret)).toBeDefined();
+  });
+
+  it('rotates a secret keeping the old one for a chosen 24h grace', async () => {
     // Prepare
     const { secret: oldSecret } = await registry.create({ name: 'Rotating', clientId: 'rotating' });
 
     // Act
-    const result = await bureau('clients', 'rotate-secret', 'rotating');
+    const result = await bureau('clients', 'rotate-secret', 'rotating', '--grace', '24h');
 
     // Assess
     expect(result.code).toBe(0);
@@ -154,11 +166,11 @@ describe('bureau clients', () => {
   });
 
   it.each([
-    ['rotate-secret', 'no-such-client'],
+    ['rotate-secret', 'no-such-client', '--grace', '0'],
     ['disable', 'no-such-client'],
     ['enable', 'no-such-client'],
-  ])('answers %s of an unknown client with one line and exit code 1', async (command, clientId) => {
-    const result = await bureau('clients', command, clientId);
+  ])('answers %s of an unknown client with one line and exit code 1', async (command, ...rest) => {
+    const result = await bureau('clients', command, ...rest);
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error: No client with id "no-such-client"');
@@ -179,7 +191,7 @@ describe('bureau clients', () => {
     [['clients', 'create', '--name', 'X', '--rate-limit', 'fast'], /--rate-limit <perMinute>' argument 'fast' is invalid/],
     [['clients', 'create', '--name', 'X', '--rate-limit', '0'], /argument '0' is invalid/],
     [['clients', 'rotate-secret', 'someone', '--grace', '3 weeks'], /"3 weeks" is not a duration/],
-    [['clients', 'rotate-secret'], /missing required argument 'clientId'/],
+    [['clients', 'rotate-secret', '--grace', '0'], /missing required argument 'clientId'/],
     [['clients', 'rename'], /unknown command 'rename'/],
     [['--colour'], /unknown option '--colour'/],
   ])('rejects bad usage %j with exit code 1 without opening the target', async (argv, message) => {

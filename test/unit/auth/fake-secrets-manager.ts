@@ -91,7 +91,12 @@ export class FakeSecretsManager {
     if (existing?.value !== undefined && existing.value !== value) {
       throw new InvalidRequestException({ message: 'A version with this token already exists with another value', $metadata: {} });
     }
+    const previousCurrent = stages.includes('AWSCURRENT') ? this.holderOf('AWSCURRENT') : undefined;
     for (const stage of stages) this.detach(stage);
+    if (previousCurrent && previousCurrent !== token) {
+      this.detach('AWSPREVIOUS');
+      this.versions.get(previousCurrent)?.stages.add('AWSPREVIOUS');
+    }
     this.versions.set(token, { value, stages: new Set([...(existing?.stages ?? []), ...stages]) });
     return { ARN: this.secretId, VersionId: token, VersionStages: stages };
   }
@@ -99,6 +104,14 @@ export class FakeSecretsManager {
   private updateStage(command: UpdateSecretVersionStageCommand) {
     this.checkId(command.input.SecretId);
     const { VersionStage: stage, MoveToVersionId: to, RemoveFromVersionId: from } = command.input;
+    if (stage && !to && from) {
+      // Removing a label without moving it anywhere; AWSCURRENT can only be moved.
+      if (stage === 'AWSCURRENT' || !this.versions.get(from)?.stages.has(stage)) {
+        throw new InvalidRequestException({ message: `${stage} is not attached to ${from}`, $metadata: {} });
+      }
+      this.versions.get(from)?.stages.delete(stage);
+      return { ARN: this.secretId };
+    }
     if (!stage || !to || !this.versions.has(to))
       throw new InvalidRequestException({ message: 'stage and target version required', $metadata: {} });
     const holder = [...this.versions.entries()].find(([, version]) => version.stages.has(stage))?.[0];
@@ -115,6 +128,10 @@ export class FakeSecretsManager {
     this.versions.get(to)?.stages.add(stage);
     if (stage === 'AWSCURRENT') this.versions.get(to)?.stages.delete('AWSPENDING');
     return { ARN: this.secretId };
+  }
+
+  private holderOf(stage: string): string | undefined {
+    return [...this.versions.entries()].find(([, version]) => version.stages.has(stage))?.[0];
   }
 
   private detach(stage: string): void {

@@ -10,8 +10,10 @@ import {
   InvalidKeySetError,
   parseKeySet,
   publicJwks,
+  revokeKey,
   rotateKeySet,
   SecretsManagerKeySetSource,
+  UnknownSigningKeyError,
 } from '../../../shared/auth/signing-keys';
 import { RETIRED_KEY_RETENTION_SECONDS } from '../../../shared/auth/token-policy';
 import { FakeSecretsManager } from './fake-secrets-manager';
@@ -60,6 +62,32 @@ describe('signing keys', () => {
 
     expect(soon.keys.map((key) => key.kid)).toEqual([first.current, second.current, soon.current]);
     expect(later.keys.map((key) => key.kid)).toEqual([second.current, later.current]);
+  });
+
+  it('drop a revoked retired key at once, whatever its age, keeping the current one', async () => {
+    const first = await rotateKeySet(undefined, at('2025-03-01T00:00:00Z'));
+    const second = await rotateKeySet(first, at('2025-03-01T00:00:10Z'));
+
+    const revoked = await revokeKey(second, first.current, at('2025-03-01T00:00:20Z'));
+
+    expect(revoked).toEqual({ current: second.current, keys: [currentSigningKey(second)] });
+  });
+
+  it('replace a revoked current key with a new one, so tokens can still be issued', async () => {
+    const first = await rotateKeySet(undefined, at('2025-03-01T00:00:00Z'));
+    const second = await rotateKeySet(first, at('2025-03-01T00:00:10Z'));
+
+    const revoked = await revokeKey(second, second.current, at('2025-03-01T00:00:20Z'));
+
+    expect(revoked.current).not.toBe(second.current);
+    expect(revoked.keys.map((key) => key.kid)).toEqual([first.current, revoked.current]);
+    expect(currentSigningKey(revoked).createdAt).toBe('2025-03-01T00:00:20.000Z');
+  });
+
+  it('refuse to revoke a kid the set does not hold', async () => {
+    const keySet = await rotateKeySet(undefined);
+
+    await expect(revokeKey(keySet, 'no-such-kid')).rejects.toThrow(UnknownSigningKeyError);
   });
 
   it('publish only the public halves', async () => {
@@ -112,6 +140,23 @@ describe('the key file used locally', () => {
 
     await expect(new FileKeySetSource(path).get()).rejects.toThrow(InvalidKeySetError);
     expect(readFileSync(path, 'utf8')).toBe('{"broken": true}');
+  });
+
+  it('is read again after the cache time, so a replacement reaches a running signer', async () => {
+    const path = join(tempDir(), 'signing-keys.json');
+    const clock = manualClock();
+    const signer = new FileKeySetSource(path, { cacheSeconds: 60, clock });
+    const original = await signer.get();
+    const replaced = await revokeKey(original, original.current);
+
+    await new FileKeySetSource(path).replace(replaced);
+    const cached = await signer.get();
+    clock.advance(60);
+    const reread = await signer.get();
+
+    expect(cached).toEqual(original);
+    expect(reread).toEqual(replaced);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 });
 

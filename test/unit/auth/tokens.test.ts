@@ -175,13 +175,68 @@ describe('access tokens', () => {
     expect((await refusal(verifier.verify(token))).reason).toBe('revoked');
   });
 
-  it('issued in the second of a revocation or later stay valid', async () => {
+  it('issued in the second of a revocation but before it are refused', async () => {
     const clients = clientLookup(activeClient('acme'));
     const { issuer, verifier, clock } = setup({ clients });
+    const before = (await issuer.issue('acme')).accessToken;
+
     clients.records.set('acme', activeClient('acme', { tokensNotBefore: clock() / 1000 }));
 
-    const token = (await issuer.issue('acme')).accessToken;
+    expect((await refusal(verifier.verify(before))).reason).toBe('revoked');
+  });
 
-    await expect(verifier.verify(token)).resolves.toMatchObject({ clientId: 'acme' });
+  it('issued in the second of a revocation but after it stay valid', async () => {
+    const clients = clientLookup(activeClient('acme'));
+    const { issuer, verifier, clock } = setup({ clients });
+    const tokensNotBefore = clock() / 1000;
+    clients.records.set('acme', activeClient('acme', { tokensNotBefore }));
+
+    const token = await issuer.issue('acme', { notBefore: tokensNotBefore });
+
+    expect(decodeJwt(token.accessToken).iat).toBe(tokensNotBefore + 1);
+    await expect(verifier.verify(token.accessToken)).resolves.toMatchObject({ clientId: 'acme' });
+  });
+});
+
+describe('token lifetime limits', () => {
+  async function signedWith(claims: { iat: number; exp: number }) {
+    const { kty, crv, x, d } = keySet.keys[0] as KeySet['keys'][number];
+    const key = await importJWK({ kty, crv, x, d }, 'EdDSA');
+    return new SignJWT({ client_id: 'acme', ...claims })
+      .setProtectedHeader({ alg: 'EdDSA', kid: keySet.current, typ: 'at+jwt' })
+      .setIssuer(audience.issuer)
+      .setAudience(audience.audience)
+      .setSubject('acme')
+      .setJti('forged-lifetime')
+      .sign(key);
+  }
+
+  it('refuse a token signed with a ten-year lifetime, even while it is fresh', async () => {
+    const { verifier, clock } = setup();
+    const now = clock() / 1000;
+
+    const token = await signedWith({ iat: now, exp: now + 10 * 365 * 24 * 3600 });
+
+    expect((await refusal(verifier.verify(token))).reason).toBe('invalid');
+  });
+
+  it('refuse a token older than the lifetime plus the skew allowance, whatever its exp says', async () => {
+    const { verifier, clock } = setup();
+    const now = clock() / 1000;
+
+    const token = await signedWith({ iat: now - 3600 - 31, exp: now + 60 });
+
+    expect((await refusal(verifier.verify(token))).reason).toBe('expired');
+  });
+
+  it('refuse a token issued in the future beyond the skew allowance, and accept one within it', async () => {
+    const { verifier, clock } = setup();
+    const now = clock() / 1000;
+
+    const future = await signedWith({ iat: now + 31, exp: now + 31 + 3600 });
+    const skewed = await signedWith({ iat: now + 29, exp: now + 29 + 3600 });
+
+    expect((await refusal(verifier.verify(future))).reason).toBe('invalid');
+    await expect(verifier.verify(skewed)).resolves.toMatchObject({ clientId: 'acme' });
   });
 });

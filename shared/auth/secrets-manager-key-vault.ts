@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  type SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
+import { InvalidKeySetError, type KeySet, type KeySetVault, parseKeySet } from './signing-keys';
+
+const CURRENT = 'AWSCURRENT';
+const PENDING = 'AWSPENDING';
+
+/** The signing key set in Secrets Manager, for operators replacing it outside a scheduled rotation. */
+export class SecretsManagerKeySetVault implements KeySetVault {
+  constructor(
+    private readonly client: Pick<SecretsManagerClient, 'send'>,
+    private readonly secretId: string,
+  ) {}
+
+  async read(): Promise<KeySet | undefined> {
+    try {
+      const current = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId, VersionStage: CURRENT }));
+      return parseKeySet(current.SecretString ?? '');
+    } catch (error) {
+      // The stack's placeholder before the first rotation holds no key set.
+      if (error instanceof ResourceNotFoundException || error instanceof InvalidKeySetError) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A rotation under way was started from the key set being replaced and would bring its keys back
+   * when it finishes: its pending version loses its label first, so that rotation fails and the next
+   * scheduled one starts from the new set. Putting the value as AWSCURRENT moves the label at once.
+   */
+  async replace(keySet: KeySet): Promise<void> {
+    const metadata = await this.client.send(new DescribeSecretCommand({ SecretId: this.secretId }));
+    for (const [versionId, stages] of Object.entries(metadata.VersionIdsToStages ?? {})) {
+      if (stages.includes(PENDING) && !stages.includes(CURRENT)) {
+        await this.client.send(
+          new UpdateSecretVersionStageCommand({ SecretId: this.secretId, VersionStage: PENDING, RemoveFromVersionId: versionId }),
+        );
+      }
+    }
+    await this.client.send(
+      new PutSecretValueCommand({
+        SecretId: this.secretId,
+        ClientRequestToken: randomUUID(),
+        SecretString: JSON.stringify(keySet),
+        VersionStages: [CURRENT],
+      }),
+    );
+  }
+}
