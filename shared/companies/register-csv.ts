@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse/sync';
-import { DEMO_AS_OF, demoProfile, type RegisterFacts } from './demo-blocks';
+import { demoProfile } from '../demo/demo-profile';
+import { DEMO_AS_OF, type RegisterFacts } from '../demo/register-facts';
 import { foldName } from './names';
 import { InvalidCompanyNumberError, parseCompanyNumber } from './numbers';
 import type { ProfileContent, TradingStatus } from './profile';

@@ -1,7 +1,7 @@
 import { DynamoCompanyStore } from '../../shared/companies/company-store';
-import { generateBritishCompanies } from '../../shared/companies/ie-generator';
 import { type ImportRecord, importProfiles } from '../../shared/companies/import';
 import type { ProfileContent } from '../../shared/companies/profile';
+import { generateBritishCompanies } from '../../shared/demo/company-generator';
 import { companiesTable } from '../../shared/storage/tables';
 import { batchWriteItems, storedItemsOf } from './support/companies';
 import type { BenchContext } from './support/context';

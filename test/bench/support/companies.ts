@@ -2,10 +2,10 @@ import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { contentHashOf, indexedNameOf } from '../../../shared/companies/company-store';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/companies/ie-generator';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import { readRegisterCsv } from '../../../shared/companies/register-csv';
 import { indexItemsOf, profileKey, searchEntryOf } from '../../../shared/companies/search-index';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 import { companiesTable } from '../../../shared/storage/tables';
 import type { BenchContext, BenchTables } from './context';
 

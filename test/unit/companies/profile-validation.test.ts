@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { demoProfile } from '../../../shared/companies/demo-blocks';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/companies/ie-generator';
+import { demoProfile } from '../../../shared/demo/demo-profile';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 import { BLOCK_NAMES, type ProfileContent, TRADING_STATUSES } from '../../../shared/companies/profile';
 import { validateProfileContent } from '../../../shared/companies/profile-validation';
 import { COMPANY_TYPES, readRegisterCsv } from '../../../shared/companies/register-csv';

@@ -1,5 +1,8 @@
-import { addDays, DEMO_AS_OF, daysBetween, demoProfile, type Random, type RegisterFacts, seededRandom } from './demo-blocks';
-import type { Jurisdiction, ProfileContent, TradingStatus } from './profile';
+import type { Jurisdiction, ProfileContent, TradingStatus } from '../companies/profile';
+import { addDays, daysBetween } from './calendar';
+import { demoProfile } from './demo-profile';
+import { type Random, seededRandom } from './random';
+import { DEMO_AS_OF, type RegisterFacts } from './register-facts';
 
 /**
  * Deterministic synthetic registers. No public sample of the Irish CRO register exists, so IE

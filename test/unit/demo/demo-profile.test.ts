@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  addDays,
-  addMonths,
-  DEMO_AS_OF,
-  demoProfile,
-  deriveDemoBlocks,
-  type RegisterFacts,
-  seededRandom,
-} from '../../../shared/companies/demo-blocks';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/companies/ie-generator';
+import { addDays, addMonths } from '../../../shared/demo/calendar';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
+import { demoProfile, deriveDemoBlocks } from '../../../shared/demo/demo-profile';
+import { seededRandom } from '../../../shared/demo/random';
+import { DEMO_AS_OF, type RegisterFacts } from '../../../shared/demo/register-facts';
 
 const activeCompany: RegisterFacts = {
   jurisdiction: 'GB',
