@@ -1,4 +1,3 @@
-import { HttpError } from '../http/errors';
 import type { Jurisdiction } from './profile';
 
 /**
@@ -61,24 +60,20 @@ const IE_MAX_DIGITS = 7;
 /** Longer input is not a company number under any spelling; refuse it before looking further. */
 const MAX_INPUT_LENGTH = 32;
 
-export class InvalidCompanyNumberError extends HttpError {
+/** The text is no company number of the register(s) it was read for; the message names the accepted forms. */
+export class InvalidCompanyNumberError extends Error {
   constructor(reason: string, jurisdiction?: Jurisdiction) {
     const forms =
       jurisdiction === 'GB' ? GB_ACCEPTED_FORMS : jurisdiction === 'IE' ? IE_ACCEPTED_FORMS : `${GB_ACCEPTED_FORMS}; ${IE_ACCEPTED_FORMS}`;
-    super(400, 'invalid_company_number', `${reason}. ${forms}.`, {}, { parameter: 'companyNumber' });
+    super(`${reason}. ${forms}.`);
     this.name = 'InvalidCompanyNumberError';
   }
 }
 
-export class AmbiguousCompanyNumberError extends HttpError {
+/** Both registers could hold the number: only the caller can say which one is meant. */
+export class AmbiguousCompanyNumberError extends Error {
   constructor(readonly candidates: { readonly GB: string; readonly IE: string }) {
-    super(
-      400,
-      'jurisdiction_required',
-      `The company number could belong to both registers (GB ${candidates.GB} or IE ${candidates.IE}): pass jurisdiction=GB or jurisdiction=IE.`,
-      {},
-      { parameter: 'jurisdiction' },
-    );
+    super(`The company number could belong to both registers (GB ${candidates.GB} or IE ${candidates.IE})`);
     this.name = 'AmbiguousCompanyNumberError';
   }
 }

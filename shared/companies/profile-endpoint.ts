@@ -1,11 +1,11 @@
 import type { ProtectedHandler } from '../auth/protect';
-import { notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import { json } from '../http/responses';
 import { sharedDocumentClient } from '../storage/dynamo';
 import { companiesTable, tableName, watchesTable } from '../storage/tables';
 import { DynamoWatchStore } from '../watches/watch-store';
 import { DynamoCompanyStore } from './company-store';
-import { parseCompanyNumber } from './numbers';
+import { AmbiguousCompanyNumberError, InvalidCompanyNumberError, type ParsedCompanyNumber, parseCompanyNumber } from './numbers';
 import { CompanyNotFoundError, fetchAndWatch, type ProfileServiceDeps } from './profile-service';
 import { jurisdictionParam } from './request-params';
 
@@ -24,13 +24,25 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
   return false;
 }
 
+function companyNumberParam(raw: string, query: URLSearchParams): ParsedCompanyNumber {
+  try {
+    return parseCompanyNumber(raw, jurisdictionParam(query));
+  } catch (error) {
+    if (error instanceof InvalidCompanyNumberError)
+      throw badRequest('invalid_company_number', error.message, { parameter: 'companyNumber' });
+    if (error instanceof AmbiguousCompanyNumberError) {
+      throw badRequest('jurisdiction_required', `${error.message}: pass jurisdiction=GB or jurisdiction=IE.`, {
+        parameter: 'jurisdiction',
+      });
+    }
+    throw error;
+  }
+}
+
 /** GET /v1/profile/{companyNumber}?jurisdiction= */
 export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandler {
   return async (request, principal) => {
-    const { jurisdiction, companyNumber } = parseCompanyNumber(
-      request.pathParameters.companyNumber ?? '',
-      jurisdictionParam(request.query),
-    );
+    const { jurisdiction, companyNumber } = companyNumberParam(request.pathParameters.companyNumber ?? '', request.query);
     let fetched: Awaited<ReturnType<typeof fetchAndWatch>>;
     try {
       fetched = await fetchAndWatch(deps, principal.clientId, jurisdiction, companyNumber);

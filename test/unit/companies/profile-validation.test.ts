@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { demoProfile } from '../../../shared/demo/demo-profile';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 import { BLOCK_NAMES, type ProfileContent, TRADING_STATUSES } from '../../../shared/companies/profile';
 import { validateProfileContent } from '../../../shared/companies/profile-validation';
 import { COMPANY_TYPES, readRegisterCsv } from '../../../shared/companies/register-csv';
 import schema from '../../../shared/companies/schema/profile.v1.schema.json' with { type: 'json' };
+import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
+import { demoProfile } from '../../../shared/demo/demo-profile';
 
 const valid: ProfileContent = demoProfile({
   jurisdiction: 'GB',
