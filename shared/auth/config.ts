@@ -13,8 +13,10 @@ export interface AuthConfig {
    * second sustained) leaves room for batch jobs; a client record's rateLimitPerMinute overrides it.
    */
   readonly rateLimitPerMinute: number;
-  /** Failed token requests one source address may make per minute before it is refused outright. */
+  /** Failed token requests one source address may make per minute before its failures get 429. */
   readonly tokenFailuresPerIpPerMinute: number;
+  /** Failed token requests naming one client id, from anywhere, per minute before they get 429. */
+  readonly tokenFailuresPerClientIdPerMinute: number;
   /** How long a verifier trusts its copy of a client record; bounds how late a revocation bites. */
   readonly clientCacheSeconds: number;
 }
@@ -27,6 +29,7 @@ export const DEFAULT_ISSUER = 'https://bureau.example';
 export const DEFAULT_AUDIENCE = 'bureau-api';
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_TOKEN_FAILURES_PER_IP_PER_MINUTE = 20;
+export const DEFAULT_TOKEN_FAILURES_PER_CLIENT_ID_PER_MINUTE = 20;
 export const DEFAULT_CLIENT_CACHE_SECONDS = 30;
 /** Revocation must bite within a minute, so no verifier may cache a client record longer. */
 export const MAX_CLIENT_CACHE_SECONDS = 60;
@@ -56,6 +59,13 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
       env,
       'TOKEN_FAILURES_PER_IP_PER_MINUTE',
       DEFAULT_TOKEN_FAILURES_PER_IP_PER_MINUTE,
+      1,
+      1_000_000,
+    ),
+    tokenFailuresPerClientIdPerMinute: integerSetting(
+      env,
+      'TOKEN_FAILURES_PER_CLIENT_ID_PER_MINUTE',
+      DEFAULT_TOKEN_FAILURES_PER_CLIENT_ID_PER_MINUTE,
       1,
       1_000_000,
     ),

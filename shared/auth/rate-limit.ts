@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../observability/logger';
 import { type Clock, systemClock } from './clock';
 
@@ -8,7 +8,7 @@ export interface RateLimitResult {
   readonly remaining: number;
   /** Seconds until the current window ends and the allowance is whole again. */
   readonly resetSeconds: number;
-  /** The counter could not be reached and the call was let through uncounted. */
+  /** The shared counter could not be reached: the call was judged by this instance's own count alone. */
   readonly failedOpen?: boolean;
 }
 
@@ -22,19 +22,24 @@ const DEFAULT_TIMEOUT_MS = 1000;
 
 export const clientRateKey = (clientId: string) => `client#${clientId}`;
 export const ipFailureRateKey = (ip: string) => `ip#${ip}`;
+/** Failed token requests naming a client id: a bucket of their own, never the client's quota. */
+export const clientFailureRateKey = (clientId: string) => `failed-client#${clientId}`;
 
 /**
  * Fixed 60-second windows counted with one atomic UpdateItem ADD per call, the window start in the
  * sort key. A fixed window can let through up to twice the limit across a window boundary; that is
  * the price of a single write per request and is acceptable for abuse protection.
  *
- * If DynamoDB cannot be reached the limiter fails open and logs a warning: the same table outage
- * would already stop token issuance and client look-ups, and a limiter that refuses everything
- * would turn a counter problem into a full API outage for every well-behaved client.
+ * If DynamoDB cannot be reached in time the limiter fails open and logs a warning: the same table
+ * outage would already stop token issuance and client look-ups, and a limiter that refuses everything
+ * would turn a counter problem into a full API outage for every well-behaved client. It fails open
+ * only as far as its own per-instance count allows, though: a caller flooding one instance so hard
+ * that the counter times out still meets the limit there.
  */
 export class RateLimiter {
   private readonly clock: Clock;
   private readonly timeoutMs: number;
+  private readonly local = new InstanceCounts();
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -48,6 +53,7 @@ export class RateLimiter {
   /** Counts one call against the key and says whether it fits in the limit. */
   async consume(key: string, limit: number): Promise<RateLimitResult> {
     const window = this.window();
+    const localCount = this.local.add(key, window.start);
     try {
       const result = await this.doc.send(
         new UpdateCommand({
@@ -63,22 +69,7 @@ export class RateLimiter {
       const count = Number(result.Attributes?.count ?? 1);
       return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: window.resetSeconds };
     } catch (error) {
-      return this.failOpen('consume', error, limit, window.resetSeconds);
-    }
-  }
-
-  /** Whether the key still has allowance, without counting this call. */
-  async peek(key: string, limit: number): Promise<RateLimitResult> {
-    const window = this.window();
-    try {
-      const result = await this.doc.send(
-        new GetCommand({ TableName: this.tableName, Key: { pk: RATE_KEY_PREFIX + key, sk: String(window.start) }, ConsistentRead: true }),
-        { abortSignal: AbortSignal.timeout(this.timeoutMs) },
-      );
-      const count = Number(result.Item?.count ?? 0);
-      return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), resetSeconds: window.resetSeconds };
-    } catch (error) {
-      return this.failOpen('peek', error, limit, window.resetSeconds);
+      return this.failOpen(error, localCount, limit, window.resetSeconds);
     }
   }
 
@@ -89,13 +80,28 @@ export class RateLimiter {
     return { start, resetSeconds };
   }
 
-  private failOpen(operation: string, error: unknown, limit: number, resetSeconds: number): RateLimitResult {
-    logger.warn('rate limiter unavailable; letting the call through', {
-      operation,
+  private failOpen(error: unknown, localCount: number, limit: number, resetSeconds: number): RateLimitResult {
+    logger.warn('rate limiter unavailable; judging the call by this instance alone', {
       errorName: (error as Error)?.name,
       errorMessage: (error as Error)?.message,
     });
-    return { allowed: true, limit, remaining: limit, resetSeconds, failedOpen: true };
+    return { allowed: localCount <= limit, limit, remaining: Math.max(0, limit - localCount), resetSeconds, failedOpen: true };
+  }
+}
+
+/** Calls counted by this instance in the current window, per key; earlier windows are forgotten. */
+class InstanceCounts {
+  private windowStart = 0;
+  private counts = new Map<string, number>();
+
+  add(key: string, windowStart: number): number {
+    if (windowStart !== this.windowStart) {
+      this.windowStart = windowStart;
+      this.counts = new Map();
+    }
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return count;
   }
 }
 

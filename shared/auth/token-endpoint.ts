@@ -6,7 +6,15 @@ import { sharedDocumentClient } from '../storage/dynamo';
 import { type ClientRegistry, DynamoClientRegistry, isWellFormedClientId } from './client-registry';
 import { loadAuthConfig, loadSigningKeyLocation } from './config';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error';
-import { clientRateKey, ipFailureRateKey, RateLimiter, rateLimitedHeaders, rateLimitHeaders } from './rate-limit';
+import {
+  clientFailureRateKey,
+  clientRateKey,
+  ipFailureRateKey,
+  RateLimiter,
+  type RateLimitResult,
+  rateLimitedHeaders,
+  rateLimitHeaders,
+} from './rate-limit';
 import { FileKeySetSource, type JwksSource, type KeySetSource, PublishedJwksStore, SecretsManagerKeySetSource } from './signing-keys';
 import { JWKS_CACHE_SECONDS } from './token-policy';
 import { parseTokenRequest, type TokenRequest } from './token-request';
@@ -19,10 +27,11 @@ export interface TokenEndpointDeps {
   readonly credentials: Pick<ClientRegistry, 'verifyCredentials'>;
   readonly issuer: Pick<TokenIssuer, 'issue'>;
   readonly jwks: Pick<JwksSource, 'get'>;
-  readonly limiter: Pick<RateLimiter, 'consume' | 'peek'>;
+  readonly limiter: Pick<RateLimiter, 'consume'>;
   readonly limits: {
     readonly defaultPerClientPerMinute: number;
     readonly failuresPerIpPerMinute: number;
+    readonly failuresPerClientIdPerMinute: number;
   };
 }
 
@@ -30,49 +39,59 @@ const REALM = 'bureau';
 const FAILURES_POLICY = 'token-failures';
 
 /** One answer for unknown id, wrong secret and disabled client, so none can be told apart. */
-function invalidClient(request: TokenRequest): OAuthError {
-  return new OAuthError(
-    401,
-    'invalid_client',
-    'Client authentication failed.',
-    request.authentication === 'basic' ? { 'www-authenticate': `Basic realm="${REALM}"` } : {},
-  );
+function invalidClient(request: TokenRequest, headers: Record<string, string>): OAuthError {
+  return new OAuthError(401, 'invalid_client', 'Client authentication failed.', {
+    ...headers,
+    ...(request.authentication === 'basic' ? { 'www-authenticate': `Basic realm="${REALM}"` } : {}),
+  });
 }
 
-const methodNotAllowed = (allow: string): HttpResponse =>
-  problem(new HttpError(405, 'method_not_allowed', `Use ${allow} on this path.`, { allow }));
+/** The bucket nearer its limit speaks for both: it is the one that refuses first. */
+function tighter(a: RateLimitResult, b: RateLimitResult | undefined): RateLimitResult {
+  if (!b) return a;
+  if (a.allowed !== b.allowed) return a.allowed ? b : a;
+  return b.remaining < a.remaining ? b : a;
+}
 
 /** POST /v1/oauth/token (client-credentials grant) and GET /v1/.well-known/jwks.json. */
 export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
-  async function issueToken(request: HttpRequest): Promise<HttpResponse> {
-    const tokenRequest = parseTokenRequest(request);
-    const ipKey = ipFailureRateKey(request.sourceIp || 'unknown');
-    // The secret is checked beside the address's failure count to save a round trip; an address over
-    // its limit gets the same 429 whatever the credentials, so it learns nothing from that check.
-    const [failures, client] = await Promise.all([
-      deps.limiter.peek(ipKey, deps.limits.failuresPerIpPerMinute),
-      deps.credentials.verifyCredentials(tokenRequest.clientId, tokenRequest.clientSecret),
+  /**
+   * Failed requests are counted per source address and per client id named, each bucket apart from
+   * the client's quota, and the answer is decided from the counts the atomic increments return, so
+   * parallel requests cannot all slip under the limit. Past either limit a failure is a 429.
+   * Correct credentials are never refused by these buckets: the secrets are 256-bit random values that
+   * no rate of guessing can find, and refusing them would let anyone who knows a client id, or shares
+   * its address, cut that client off.
+   */
+  async function refuse(request: TokenRequest, sourceIp: string): Promise<never> {
+    const [byAddress, byId] = await Promise.all([
+      deps.limiter.consume(ipFailureRateKey(sourceIp), deps.limits.failuresPerIpPerMinute),
+      isWellFormedClientId(request.clientId)
+        ? deps.limiter.consume(clientFailureRateKey(request.clientId), deps.limits.failuresPerClientIdPerMinute)
+        : Promise.resolve(undefined),
     ]);
+    const failures = tighter(byAddress, byId);
     if (!failures.allowed) {
       throw new OAuthError(
         429,
         'rate_limited',
-        'Too many failed token requests from this address; retry later.',
+        `Too many failed token requests ${failures === byAddress ? 'from this address' : 'for this client id'}; retry in ${failures.resetSeconds} s.`,
         rateLimitedHeaders(failures, FAILURES_POLICY),
       );
     }
+    throw invalidClient(request, rateLimitHeaders(failures, FAILURES_POLICY));
+  }
 
-    // Every token request counts against the client id it names, whether or not it succeeds.
-    const usage = isWellFormedClientId(tokenRequest.clientId)
-      ? await deps.limiter.consume(
-          clientRateKey(tokenRequest.clientId),
-          client?.rateLimitPerMinute ?? deps.limits.defaultPerClientPerMinute,
-        )
-      : undefined;
-    if (!client || !usage) {
-      await deps.limiter.consume(ipKey, deps.limits.failuresPerIpPerMinute);
-      throw invalidClient(tokenRequest);
-    }
+  async function issueToken(request: HttpRequest): Promise<HttpResponse> {
+    const tokenRequest = parseTokenRequest(request);
+    const client = await deps.credentials.verifyCredentials(tokenRequest.clientId, tokenRequest.clientSecret);
+    if (!client) return refuse(tokenRequest, request.sourceIp || 'unknown');
+
+    // Only a request that proved the secret is charged to the client's quota.
+    const usage = await deps.limiter.consume(
+      clientRateKey(client.clientId),
+      client.rateLimitPerMinute ?? deps.limits.defaultPerClientPerMinute,
+    );
     if (!usage.allowed) {
       throw new OAuthError(
         429,
@@ -90,9 +109,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
     );
   }
 
+  // The gateway routes only POST here and GET to the JWKS: any other method never reaches this code.
   return async (request) => {
     if (request.path === TOKEN_PATH) {
-      if (request.method !== 'POST') return methodNotAllowed('POST');
       try {
         return await issueToken(request);
       } catch (error) {
@@ -101,7 +120,6 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
       }
     }
     if (request.path === JWKS_PATH) {
-      if (request.method !== 'GET') return methodNotAllowed('GET');
       return json(200, await deps.jwks.get(), { 'cache-control': `public, max-age=${JWKS_CACHE_SECONDS}` });
     }
     return problem(new HttpError(404, 'not_found', 'No such path on this service.'));
@@ -124,6 +142,10 @@ export function tokenEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     issuer: new TokenIssuer(keySetSourceFromEnv(env), { issuer: config.issuer, audience: config.audience }),
     jwks: new PublishedJwksStore(doc, config.clientsTable),
     limiter: new RateLimiter(doc, config.clientsTable),
-    limits: { defaultPerClientPerMinute: config.rateLimitPerMinute, failuresPerIpPerMinute: config.tokenFailuresPerIpPerMinute },
+    limits: {
+      defaultPerClientPerMinute: config.rateLimitPerMinute,
+      failuresPerIpPerMinute: config.tokenFailuresPerIpPerMinute,
+      failuresPerClientIdPerMinute: config.tokenFailuresPerClientIdPerMinute,
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { repeatedTopLevelKey } from '../http/json-object-keys';
 import type { HttpRequest } from '../http/types';
 import { invalidRequest, OAuthError } from './oauth-error';
 
@@ -64,6 +65,9 @@ function jsonParameters(body: string): Map<string, string> {
     throw invalidRequest('The body is not valid JSON.');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidRequest('The body must be a JSON object.');
+  const repeated = repeatedTopLevelKey(body);
+  // Same rule as for form bodies (RFC 6749 §3.2): a parameter is sent once.
+  if (repeated !== undefined) throw invalidRequest(`Each parameter may be sent once; ${nameOf(repeated)} is repeated.`);
   const params = new Map<string, string>();
   const fields = value as Record<string, unknown>;
   for (const name of CREDENTIAL_FIELDS) {

@@ -6,7 +6,6 @@ const titles: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
-  405: 'Method Not Allowed',
   406: 'Not Acceptable',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',

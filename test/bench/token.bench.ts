@@ -36,7 +36,7 @@ export async function run(context: BenchContext): Promise<void> {
       issuer,
       jwks: new PublishedJwksStore(doc, table),
       limiter: new RateLimiter(doc, table),
-      limits: { defaultPerClientPerMinute: UNLIMITED, failuresPerIpPerMinute: UNLIMITED },
+      limits: { defaultPerClientPerMinute: UNLIMITED, failuresPerIpPerMinute: UNLIMITED, failuresPerClientIdPerMinute: UNLIMITED },
     });
     const request = benchRequest({
       method: 'POST',

@@ -193,6 +193,22 @@ describe('token request errors over HTTP', () => {
     expect(answer.error_description).toContain(field);
   });
 
+  it('answers a JSON body that names a field twice with 400, as it does a form body', async () => {
+    const { clientId, clientSecret } = bureau().demoClient;
+    const twice = `{"grant_type":"client_credentials","client_id":"someone-else","client_secret":"${clientSecret}","client_id":"${clientId}"}`;
+
+    const json = await expectOAuthError(await postJson(twice), 400, 'invalid_request');
+    const form = await fetch(tokenUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=someone-else&client_id=${clientId}&client_secret=${encodeURIComponent(clientSecret)}`,
+    });
+
+    expect(json.error_description).toBe('Each parameter may be sent once; client_id is repeated.');
+    expect(form.status).toBe(400);
+    expect(await form.json()).toEqual({ error: 'invalid_request', error_description: json.error_description });
+  });
+
   it('answers an unsupported content type with 400 naming the accepted ones', async () => {
     const { clientId, clientSecret } = bureau().demoClient;
 
@@ -294,22 +310,44 @@ describe('rate limits on the token endpoint', () => {
     expect(refused.headers.get('ratelimit')).toBe(`"default";r=0;t=${retryAfter}`);
   });
 
-  it('refuses an address with 429 after too many failed attempts, even with good credentials', async () => {
+  it('answers failures past the address limit with 429, and still gives good credentials from that address a token', async () => {
     const { clientId, clientSecret } = bureau().demoClient;
     await awayFromWindowEdge();
 
     const failures: number[] = [];
-    for (let attempt = 0; attempt < FAILURES_PER_IP; attempt++) failures.push((await jsonGrant(clientId, 'wrong-secret')).status);
-    const lockedOut = await jsonGrant(clientId, 'wrong-secret');
-    const goodButLockedOut = await jsonGrant(clientId, clientSecret);
+    for (let attempt = 0; attempt < FAILURES_PER_IP; attempt++) failures.push((await jsonGrant(`guess-${attempt}`, 'wrong-secret')).status);
+    const throttled = await jsonGrant(clientId, 'wrong-secret');
+    const good = await jsonGrant(clientId, clientSecret);
 
     expect(failures).toEqual(Array(FAILURES_PER_IP).fill(401));
-    for (const response of [lockedOut, goodButLockedOut]) {
-      expect(response.status).toBe(429);
-      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(response.headers.get('ratelimit-policy')).toBe(`"token-failures";q=${FAILURES_PER_IP};w=60`);
-      expect(await response.json()).toMatchObject({ error: 'rate_limited' });
-    }
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(throttled.headers.get('ratelimit-policy')).toBe(`"token-failures";q=${FAILURES_PER_IP};w=60`);
+    expect(await throttled.json()).toMatchObject({ error: 'rate_limited' });
+    expect(good.status).toBe(200);
+  });
+
+  it('holds the address limit against a burst of 150 wrong secrets at once, without a server error', async () => {
+    const { client } = await registry.create({ name: 'Burst target' });
+    await awayFromWindowEdge(20);
+
+    const responses = await Promise.all(Array.from({ length: 150 }, () => jsonGrant(client.clientId, 'wrong-secret')));
+
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(FAILURES_PER_IP);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(150 - FAILURES_PER_IP);
+  });
+
+  it('lets no one who knows a client id use up that client’s quota', async () => {
+    const { client, secret } = await registry.create({ name: 'Quota target', rateLimitPerMinute: 10 });
+    await awayFromWindowEdge(20);
+    for (let attempt = 0; attempt < 60; attempt++) await jsonGrant(client.clientId, 'wrong-secret');
+
+    const token = await accessTokenOf(await jsonGrant(client.clientId, secret));
+    const call = await watches(token);
+
+    expect(call.status).toBe(200);
+    expect(call.headers.get('ratelimit')).toMatch(/^"default";r=8;t=\d+$/);
   });
 });
 

@@ -59,31 +59,27 @@ describe('the rate limiter', () => {
     expect(next).toMatchObject({ allowed: true, remaining: 0, resetSeconds: 60 });
   });
 
-  it('peeks at the allowance without counting', async () => {
-    const limiter = new RateLimiter(tables.doc, tables.names.clients as string, { clock: clockInWindow() });
-    const key = uniqueKey();
-
-    expect(await limiter.peek(key, 2)).toMatchObject({ allowed: true, remaining: 2 });
-    await limiter.consume(key, 2);
-    expect(await limiter.peek(key, 2)).toMatchObject({ allowed: true, remaining: 1 });
-    await limiter.consume(key, 2);
-
-    expect(await limiter.peek(key, 2)).toMatchObject({ allowed: false, remaining: 0 });
-    expect(await limiter.peek(key, 2)).toMatchObject({ allowed: false, remaining: 0 });
-  });
-
   it('fails open, quickly, when DynamoDB cannot be reached', async () => {
     const unreachable = createDocumentClient(createDynamoClient({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', AWS_REGION: 'eu-west-2' }));
     const limiter = new RateLimiter(unreachable, 'clients', { timeoutMs: 500 });
 
     const started = Date.now();
     const consumed = await limiter.consume(uniqueKey(), 5);
-    const peeked = await limiter.peek(uniqueKey(), 5);
 
     expect(consumed).toMatchObject({ allowed: true, failedOpen: true, limit: 5 });
-    expect(peeked).toMatchObject({ allowed: true, failedOpen: true });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(rateLimitHeaders(consumed)).toEqual({ 'ratelimit-policy': '"default";q=5;w=60' });
+  });
+
+  it('still holds the limit on this instance while it fails open', async () => {
+    const unreachable = createDocumentClient(createDynamoClient({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', AWS_REGION: 'eu-west-2' }));
+    const limiter = new RateLimiter(unreachable, 'clients', { timeoutMs: 500, clock: clockInWindow() });
+    const key = uniqueKey();
+
+    const results = await Promise.all(Array.from({ length: 12 }, () => limiter.consume(key, 5)));
+
+    expect(results.filter((result) => result.allowed)).toHaveLength(5);
+    expect(results.every((result) => result.failedOpen)).toBe(true);
   });
 
   it('fails open within its time budget when DynamoDB accepts connections but never answers', async () => {

@@ -92,7 +92,7 @@ describe('the revocation boundary', () => {
       issuer: new TokenIssuer(staticKeySet(keySet), audience),
       jwks: new PublishedJwksStore(tables.doc, table),
       limiter: new RateLimiter(tables.doc, table),
-      limits: { defaultPerClientPerMinute: 100, failuresPerIpPerMinute: 100 },
+      limits: { defaultPerClientPerMinute: 100, failuresPerIpPerMinute: 100, failuresPerClientIdPerMinute: 100 },
     });
     const { client, secret } = await registry.create({ name: 'Same second' });
     const tokenFor = async (clientSecret: string) => {

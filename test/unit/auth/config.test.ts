@@ -11,6 +11,7 @@ describe('auth configuration', () => {
       audience: 'bureau-api',
       rateLimitPerMinute: 600,
       tokenFailuresPerIpPerMinute: 20,
+      tokenFailuresPerClientIdPerMinute: 20,
       clientCacheSeconds: 30,
     });
   });
@@ -22,6 +23,7 @@ describe('auth configuration', () => {
       TOKEN_AUDIENCE: 'aud',
       RATE_LIMIT_PER_MINUTE: '120',
       TOKEN_FAILURES_PER_IP_PER_MINUTE: '5',
+      TOKEN_FAILURES_PER_CLIENT_ID_PER_MINUTE: '7',
       CLIENT_CACHE_SECONDS: '0',
     });
 
@@ -30,6 +32,7 @@ describe('auth configuration', () => {
       audience: 'aud',
       rateLimitPerMinute: 120,
       tokenFailuresPerIpPerMinute: 5,
+      tokenFailuresPerClientIdPerMinute: 7,
       clientCacheSeconds: 0,
     });
   });
@@ -38,6 +41,7 @@ describe('auth configuration', () => {
     ['RATE_LIMIT_PER_MINUTE', 'lots'],
     ['RATE_LIMIT_PER_MINUTE', '0'],
     ['TOKEN_FAILURES_PER_IP_PER_MINUTE', '2.5'],
+    ['TOKEN_FAILURES_PER_CLIENT_ID_PER_MINUTE', '0'],
     ['CLIENT_CACHE_SECONDS', '61'],
   ])('refuses %s=%s at start-up, naming the variable', (name, value) => {
     expect(() => loadAuthConfig({ ...base, [name]: value })).toThrow(name);

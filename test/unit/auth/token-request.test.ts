@@ -95,6 +95,16 @@ describe('token request parsing', () => {
     ],
     ['a repeated parameter', formRequest('grant_type=client_credentials&client_id=a&client_id=b&client_secret=x'), 'client_id is repeated'],
     [
+      'a repeated JSON member',
+      jsonRequest('{"grant_type":"client_credentials","client_id":"a","client_secret":"x","client_id":"b"}'),
+      'client_id is repeated',
+    ],
+    [
+      'a repeated JSON member spelled with an escape',
+      jsonRequest('{"grant_type":"client_credentials","client_id":"a","client_secret":"x","client\\u005fsecret":"y"}'),
+      'client_secret is repeated',
+    ],
+    [
       'an unsupported content type',
       httpRequest({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }),
       'Content-Type must be',
