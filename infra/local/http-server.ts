@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpError } from '../../shared/http/errors';
+import { SECURITY_HEADERS } from '../../shared/http/lambda';
 import { problem } from '../../shared/http/responses';
 import {
   fromLambdaResult,
@@ -63,7 +64,7 @@ function gatewayError(status: number, code: string, message: string): GatewayRes
   const response = problem(new HttpError(status, code, message));
   return {
     statusCode: response.status,
-    headers: Object.entries(response.headers ?? {}),
+    headers: Object.entries({ ...response.headers, ...SECURITY_HEADERS }),
     body: Buffer.from(JSON.stringify(response.body)),
   };
 }
@@ -71,7 +72,7 @@ function gatewayError(status: number, code: string, message: string): GatewayRes
 /** What API Gateway sends when the integration fails: the client never sees the cause. */
 const internalServerError = (): GatewayResponse => ({
   statusCode: 500,
-  headers: [['content-type', 'application/json']],
+  headers: Object.entries({ 'content-type': 'application/json', ...SECURITY_HEADERS }),
   body: Buffer.from(JSON.stringify({ message: 'Internal Server Error' })),
 });
 

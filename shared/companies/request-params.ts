@@ -10,12 +10,16 @@ import { JURISDICTIONS } from './profile';
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
 
-/** One value, or undefined when absent or empty; a parameter given twice is refused rather than guessed. */
+/**
+ * One value, or undefined when absent. A parameter given twice is refused rather than guessed, and so
+ * is one given empty (`jurisdiction=`): that is a client bug to report, not a parameter to ignore.
+ */
 export function singleParam(query: URLSearchParams, name: string, code: string): string | undefined {
   const values = query.getAll(name);
   if (values.length > 1) throw badRequest(code, `Give ${name} once; it was given ${values.length} times.`, { parameter: name });
   const value = values[0];
-  return value === undefined || value === '' ? undefined : value;
+  if (value === '') throw badRequest(code, `${name} is empty; give it a value or leave it out.`, { parameter: name });
+  return value;
 }
 
 /** GB or IE, in any letter case ("gb" reads as GB); undefined when absent. */

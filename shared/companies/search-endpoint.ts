@@ -5,7 +5,7 @@ import { sharedDocumentClient } from '../storage/dynamo';
 import { companiesTable, tableName } from '../storage/tables';
 import { DynamoCompanyStore, type NameIndex } from './company-store';
 import { limitParam, requiredJurisdictionParam, singleParam } from './request-params';
-import { InvalidCursorError, searchCompanies, UnsearchableQueryError } from './search';
+import { InvalidCursorError, QueryTooLongError, searchCompanies, UnsearchableQueryError } from './search';
 
 export interface SearchEndpointDeps {
   readonly index: NameIndex;
@@ -40,7 +40,9 @@ export function createSearchEndpoint(deps: SearchEndpointDeps): ProtectedHandler
       const page = await searchCompanies(deps.index, { q, jurisdiction, limit, cursor });
       return json(200, { items: page.items, nextCursor: page.nextCursor ?? null }, { 'cache-control': 'private, no-cache' });
     } catch (error) {
-      if (error instanceof UnsearchableQueryError) throw badRequest('invalid_query', `${error.message}.`, { parameter: 'q' });
+      if (error instanceof UnsearchableQueryError || error instanceof QueryTooLongError) {
+        throw badRequest('invalid_query', `${error.message}.`, { parameter: 'q' });
+      }
       if (error instanceof InvalidCursorError) throw badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
       throw error;
     }

@@ -63,6 +63,23 @@ export class UnsearchableQueryError extends Error {
   }
 }
 
+/**
+ * The normalized query becomes index keys (a partition key, sort-key prefixes): DynamoDB refuses a
+ * sort key over 1,024 bytes, and normalization can expand a character many times over (U+FDFA becomes
+ * 18 letters), so the bound is on bytes after normalization, far below the key limits. No real
+ * company name comes near it.
+ */
+export const MAX_NORMALIZED_QUERY_BYTES = 512;
+export const MAX_NORMALIZED_WORD_BYTES = 128;
+
+/** The query is too long once normalized to be searched for. */
+export class QueryTooLongError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'QueryTooLongError';
+  }
+}
+
 /** Range reads per request: bounds latency and cost when a tier filters out most of what it reads. */
 export const MAX_READ_ROUNDS = 5;
 /** Per-shard read size when most of what is read may be filtered out in code. */
@@ -128,7 +145,19 @@ export async function searchCompanies(index: NameIndex, query: SearchQuery): Pro
 function planOf(q: string, jurisdiction: Jurisdiction): Plan {
   const normalized = normalizeQuery(q);
   if (normalized === '') throw new UnsearchableQueryError();
+  const bytes = Buffer.byteLength(normalized, 'utf8');
+  if (bytes > MAX_NORMALIZED_QUERY_BYTES) {
+    throw new QueryTooLongError(
+      `The query is ${bytes} bytes long once normalized; at most ${MAX_NORMALIZED_QUERY_BYTES} can be searched for`,
+    );
+  }
   const words = nameWords(normalized);
+  const longWord = words.find((word) => Buffer.byteLength(word, 'utf8') > MAX_NORMALIZED_WORD_BYTES);
+  if (longWord !== undefined) {
+    throw new QueryTooLongError(
+      `A word of the query is ${Buffer.byteLength(longWord, 'utf8')} bytes long once normalized; at most ${MAX_NORMALIZED_WORD_BYTES} can be searched for`,
+    );
+  }
   const drivingWord = words.reduce((longest, word) => (Array.from(word).length > Array.from(longest).length ? word : longest));
   return {
     jurisdiction,

@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { logger } from '../observability/logger';
-import { HttpError } from './errors';
+import { badRequest, HttpError } from './errors';
+import { MalformedQueryStringError, parseQueryString } from './query-string';
 import { internalError, problem } from './responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types';
 
@@ -19,16 +20,36 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
       string
     >,
     headers,
-    query: new URLSearchParams(event.rawQueryString ?? ''),
+    query: parseQueryString(event.rawQueryString ?? ''),
     body,
     sourceIp: event.requestContext.http.sourceIp,
     requestId: event.requestContext.requestId,
   };
 }
 
+/**
+ * On every response: bodies are JSON and must never be sniffed into something a browser runs, and the
+ * API is HTTPS-only, so browsers should never try it over plain HTTP.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000',
+};
+
 export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
   const body = response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
-  return { statusCode: response.status, headers: { ...response.headers }, body, isBase64Encoded: false };
+  return { statusCode: response.status, headers: { ...response.headers, ...SECURITY_HEADERS }, body, isBase64Encoded: false };
+}
+
+function requestOf(event: APIGatewayProxyEventV2): HttpRequest {
+  try {
+    return toHttpRequest(event);
+  } catch (error) {
+    if (error instanceof MalformedQueryStringError) {
+      throw badRequest('malformed_query_string', error.message, error.parameter === undefined ? {} : { parameter: error.parameter });
+    }
+    throw error;
+  }
 }
 
 /**
@@ -37,13 +58,12 @@ export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStruc
  */
 export function lambdaHttpHandler(handle: HttpHandler): ApiGatewayHandler {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>().handler(async (event) => {
-    const request = toHttpRequest(event);
-    logger.appendKeys({ requestId: request.requestId });
+    logger.appendKeys({ requestId: event.requestContext.requestId });
     try {
-      return toApiGatewayResult(await handle(request));
+      return toApiGatewayResult(await handle(requestOf(event)));
     } catch (error) {
       if (error instanceof HttpError) return toApiGatewayResult(problem(error));
-      logger.error('unhandled error', { error: error as Error, method: request.method, path: request.path });
+      logger.error('unhandled error', { error: error as Error, method: event.requestContext.http.method, path: event.rawPath });
       return toApiGatewayResult(internalError());
     } finally {
       logger.removeKeys(['requestId']);

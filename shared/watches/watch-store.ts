@@ -65,6 +65,9 @@ function watchOf(item: WatchItem): Watch {
   };
 }
 
+/** Company numbers in canonical form, GB and IE alike: at most 8 capitals and digits. */
+const CANONICAL_NUMBER = /^[A-Z0-9]{1,8}$/;
+
 /** The cursor carries only the company key: the client half of the position comes from the caller's identity. */
 function encodeCursor(pk: string): string {
   return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, pk }), 'utf8').toString('base64url');
@@ -80,8 +83,11 @@ function decodeCursor(cursor: string): string {
   }
   const { v, pk } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   if (v !== CURSOR_VERSION || typeof pk !== 'string') throw new InvalidWatchCursorError();
-  const [jurisdiction, companyNumber] = pk.split('#');
-  if (!JURISDICTIONS.includes(jurisdiction as Jurisdiction) || !companyNumber) throw new InvalidWatchCursorError();
+  const [jurisdiction, companyNumber, ...rest] = pk.split('#');
+  // Only a company key as the store writes it: anything else could be a key DynamoDB refuses.
+  if (!JURISDICTIONS.includes(jurisdiction as Jurisdiction) || !companyNumber || !CANONICAL_NUMBER.test(companyNumber) || rest.length > 0) {
+    throw new InvalidWatchCursorError();
+  }
   return pk;
 }
 

@@ -1,0 +1,136 @@
+import { request as httpRequest } from 'node:http';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestRuntime } from './support/runtime';
+
+const bureau = useTestRuntime();
+let token: string;
+
+beforeAll(async () => {
+  token = await bureau().fetchToken();
+});
+
+/**
+ * Sends the request target exactly as written: fetch and URL would re-encode a malformed
+ * percent-escape, which is the very thing under test.
+ */
+function getRaw(
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const { hostname, port } = new URL(bureau().baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: hostname, port, path: target, method: 'GET', headers: { authorization: `Bearer ${token}`, ...headers } },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const searchFor = (q: string) => getRaw(`/v1/search?jurisdiction=GB&q=${encodeURIComponent(q)}`);
+const problemOf = (body: string) => JSON.parse(body) as { error: string; detail: string; parameter?: string };
+
+describe('a query that normalization expands', () => {
+  it.each([
+    ['U+FDFA sixty times', '\uFDFA'.repeat(60)],
+    ['a ligature that folds into one very long word', `acme ${'\uFB03'.repeat(50)} ltd`],
+    ['squared katakana', '\u3300\u3301\u3302\u3303'.repeat(40)],
+    ['ligatures', '\uFB03'.repeat(200)],
+  ])('is refused with 400 invalid_query naming the byte limit (%s), never a 500', async (_case, q) => {
+    const response = await searchFor(q);
+
+    expect(response.status).toBe(400);
+    expect(problemOf(response.body)).toMatchObject({
+      error: 'invalid_query',
+      parameter: 'q',
+      detail: expect.stringMatching(/bytes long once normalized/),
+    });
+  });
+
+  it('never causes a server error, whatever Unicode a client sends', async () => {
+    // Deterministic pseudo-random strings over the whole code-point range, surrogates excluded.
+    let state = 7;
+    const next = () => {
+      state = (state * 48271) % 2147483647;
+      return state;
+    };
+    const randomText = () =>
+      Array.from({ length: 1 + (next() % 200) }, () => {
+        const point = next() % 0x110000;
+        return point >= 0xd800 && point <= 0xdfff ? 'a' : String.fromCodePoint(point);
+      }).join('');
+
+    const statuses = [];
+    for (let i = 0; i < 150; i++) statuses.push((await searchFor(randomText())).status);
+
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+  });
+});
+
+describe('malformed percent-encoding', () => {
+  it.each([
+    ['a truncated escape', '/v1/search?jurisdiction=GB&q=%E0%A4%A', 'q'],
+    ['a non-hex escape', '/v1/search?jurisdiction=GB&q=acme%ZZ', 'q'],
+    ['an encoded lone surrogate', '/v1/search?jurisdiction=GB&q=%ED%A0%80acme', 'q'],
+    ['a bad escape in another parameter', '/v1/search?jurisdiction=G%B&q=acme', 'jurisdiction'],
+    ['a bad escape in the watches cursor', '/v1/watches?cursor=%FF', 'cursor'],
+  ])('is a 400 naming the parameter: %s', async (_case, target, parameter) => {
+    const response = await getRaw(target);
+
+    expect(response.status).toBe(400);
+    expect(problemOf(response.body)).toMatchObject({ error: 'malformed_query_string', parameter });
+  });
+});
+
+describe('an empty parameter', () => {
+  it.each([
+    ['/v1/search?q=acme&jurisdiction=', 'jurisdiction', 'invalid_jurisdiction'],
+    ['/v1/search?q=acme&jurisdiction=GB&limit=', 'limit', 'invalid_limit'],
+    ['/v1/search?q=acme&jurisdiction=GB&cursor=', 'cursor', 'invalid_cursor'],
+    ['/v1/profile/15380840?jurisdiction=', 'jurisdiction', 'invalid_jurisdiction'],
+    ['/v1/watches?cursor=', 'cursor', 'invalid_cursor'],
+  ])('is malformed, not absent: %s', async (target, parameter, error) => {
+    const response = await getRaw(target);
+
+    expect(response.status).toBe(400);
+    expect(problemOf(response.body)).toMatchObject({ error, parameter, detail: `${parameter} is empty; give it a value or leave it out.` });
+  });
+});
+
+describe('an altered cursor', () => {
+  const encode = (body: unknown) => Buffer.from(JSON.stringify(body)).toString('base64url');
+
+  it.each([
+    ['watches cursor with an oversized company key', '/v1/watches?cursor=', encode({ v: 1, pk: `GB#${'9'.repeat(3000)}` })],
+    ['watches cursor with an extra key part', '/v1/watches?cursor=', encode({ v: 1, pk: 'GB#15380840#X' })],
+    ['search cursor that is not base64url', '/v1/search?q=acme&jurisdiction=GB&cursor=', 'not*a*cursor'],
+    ['search cursor pointing outside the query', '/v1/search?q=acme&jurisdiction=GB&cursor=', encode({ v: 1, f: 'x', t: 'exact' })],
+  ])('is a 400 invalid_cursor: %s', async (_case, target, cursor) => {
+    const response = await getRaw(`${target}${cursor}`);
+
+    expect(response.status).toBe(400);
+    expect(problemOf(response.body)).toMatchObject({ error: 'invalid_cursor', parameter: 'cursor' });
+  });
+});
+
+describe('every response', () => {
+  it.each([
+    ['a success', '/v1/watches', {}],
+    ['a client error', '/v1/search?jurisdiction=GB', {}],
+    ['a bearer refusal', '/v1/watches', { authorization: 'Bearer nope' }],
+    ['an unknown route', '/v1/nowhere', {}],
+  ])('says nosniff and HTTPS-only: %s', async (_case, target, headers) => {
+    const response = await getRaw(target, headers);
+
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['strict-transport-security']).toBe('max-age=31536000');
+  });
+});
