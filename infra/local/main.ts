@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { JavaMissingError } from './dynamodb-local';
+import { JavaCompilerMissingError, JavaMissingError } from './dynamodb-local';
 import { PortInUseError } from './http-server';
 import { defaultDataDir, deleteDataDir } from './paths';
 import { InvalidSettingError, type LocalRuntime, RuntimeAlreadyRunningError, readRuntimeInfo, startLocalRuntime } from './runtime';
@@ -14,7 +14,7 @@ Environment: PORT (default 3000), BUREAU_DATA_DIR (default .bureau/), BUREAU_DYN
 BUREAU_DEMO_CLIENT_ID and BUREAU_DEMO_CLIENT_SECRET (fix the demo client's credentials).`;
 
 /** Errors whose message says everything: print it, no stack trace. */
-const explained = [JavaMissingError, PortInUseError, RuntimeAlreadyRunningError, InvalidSettingError];
+const explained = [JavaMissingError, JavaCompilerMissingError, PortInUseError, RuntimeAlreadyRunningError, InvalidSettingError];
 
 /** Relative to the current directory when inside it, absolute otherwise. */
 function displayPath(path: string): string {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -145,6 +145,19 @@ function applyEnvironment(values: Record<string, string>, removed: readonly stri
  * definitions, the start-up hooks (signing keys, demo client), and the HTTP API serving the
  * catalogue's handlers. Whatever had started is stopped again if a later step fails.
  */
+/**
+ * The data folder holds the database (client secret hashes), the signing keys and the demo client's
+ * secret: only its owner may enter it. A folder made looser by an earlier version is tightened.
+ */
+function keepOwnerOnly(root: string, log: (line: string) => void): void {
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const mode = statSync(root).mode & 0o777;
+  if (mode !== 0o700) {
+    chmodSync(root, 0o700);
+    log(`Restricted ${root} to its owner (mode 0700; it was ${mode.toString(8).padStart(4, '0')}).`);
+  }
+}
+
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   if (startedInThisProcess) throw new RuntimeStartedTwiceError();
   const log = options.log ?? ((line: string) => console.log(line));
@@ -157,7 +170,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const dynamoPort = portSetting('BUREAU_DYNAMODB_PORT');
   await assertPortFree(requestedPort);
   startedInThisProcess = true;
-  mkdirSync(paths.root, { recursive: true });
+  keepOwnerOnly(paths.root, log);
 
   const cleanups: Array<() => Promise<void> | void> = [];
   const stopAll = async () => {
@@ -188,6 +201,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       workDir: paths.work,
       dataDir: options.inMemory ? undefined : paths.dynamodb,
       port: dynamoPort,
+      log,
     });
     cleanups.push(() => dynamo.stop());
 

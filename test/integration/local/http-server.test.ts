@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -211,6 +212,36 @@ describe('local API Gateway (HTTP API, payload 2.0)', () => {
     expect(await tooLarge.json()).toMatchObject({ error: 'payload_too_large' });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: 'malformed_path' });
+  });
+
+  it.each([
+    ['a URL too long', `GET /plain?q=${'a'.repeat(9000)} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`, 414, 'uri_too_long'],
+    ['a URL too long for the whole head', `GET /plain?q=${'a'.repeat(12_000)} HTTP/1.1\r\nhost: x\r\n\r\n`, 414, 'uri_too_long'],
+    ['one huge header', `GET /plain HTTP/1.1\r\nhost: x\r\nx-big: ${'b'.repeat(12_000)}\r\n\r\n`, 431, 'request_header_fields_too_large'],
+    [
+      'headers too large together',
+      `GET /plain HTTP/1.1\r\nhost: x\r\nx-one: ${'b'.repeat(6000)}\r\nx-two: ${'b'.repeat(6000)}\r\n\r\n`,
+      431,
+      'request_header_fields_too_large',
+    ],
+    ['a request that is not HTTP', 'HELLO THERE\r\n\r\n', 400, 'malformed_request'],
+  ])('answers %s with a JSON problem, not an empty reply or a reset', async (_case, raw, status, error) => {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+
+    const [head = '', body = ''] = reply.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(head).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/);
+    expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/);
+    expect(JSON.parse(body)).toMatchObject({ status, error });
   });
 
   it('logs one line per request with method, path, status and duration but no query string or headers', async () => {

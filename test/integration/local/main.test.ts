@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../../infra/local/paths';
+import { engineRunningOn } from '../../support/engine';
 
 interface Started {
   readonly child: ChildProcess;
@@ -58,10 +59,6 @@ async function readyBanner(started: Started): Promise<string> {
 
 const field = (banner: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(banner)?.[1];
 
-function javaRunningOn(endpoint: string): boolean {
-  return spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${new URL(endpoint).port} `]).status === 0;
-}
-
 describe('npm start', () => {
   // Two cold starts of Java and the runtime: allow for a busy machine.
   it('prints the banner, keeps the demo client across restarts and stops cleanly on SIGTERM', { timeout: 120_000 }, async () => {
@@ -77,7 +74,7 @@ describe('npm start', () => {
     expect(banner).toContain('npm start -- --fresh');
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    expect(javaRunningOn(dynamodbEndpoint)).toBe(false);
+    expect(engineRunningOn(dynamodbEndpoint)).toBe(false);
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
 
     const second = start([], { BUREAU_DATA_DIR: dataDir });

@@ -1,20 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, RuntimeStartedTwiceError, startLocalRuntime } from '../../../infra/local/runtime';
 import { startTestRuntime, type TestRuntime } from '../../e2e/support/runtime';
+import { engineRunningOn } from '../../support/engine';
 
 const demoClientId = 'demo-fixed-client';
 const demoClientSecret = `bsk_${'x'.repeat(43)}`;
 let testRuntime: TestRuntime;
 let runtime: LocalRuntime;
 let dataDir: string;
-
-function javaRunningOn(endpoint: string): boolean {
-  const port = new URL(endpoint).port;
-  return spawnSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${port} `]).status === 0;
-}
 
 beforeAll(async () => {
   process.env.BUREAU_DEMO_CLIENT_ID = demoClientId;
@@ -65,6 +60,8 @@ describe('local runtime', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
     expect(statSync(join(dataDir, 'demo-client.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o777, 'the data folder').toBe(0o700);
+    expect(statSync(join(dataDir, 'work')).mode & 0o777, 'the engine folder').toBe(0o700);
   });
 
   it('gives end-to-end tests a token for the demo client that the protected routes accept', async () => {
@@ -85,11 +82,11 @@ describe('local runtime', () => {
   });
 
   it('stops everything: no Java process, no runtime.json, the environment put back', async () => {
-    expect(javaRunningOn(runtime.dynamodbEndpoint)).toBe(true);
+    expect(engineRunningOn(runtime.dynamodbEndpoint)).toBe(true);
 
     await runtime.stop();
 
-    expect(javaRunningOn(runtime.dynamodbEndpoint)).toBe(false);
+    expect(engineRunningOn(runtime.dynamodbEndpoint)).toBe(false);
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
     expect(process.env.COMPANIES_TABLE).toBeUndefined();
     await expect(fetch(`${runtime.baseUrl}/v1/oauth/token`)).rejects.toThrow();
