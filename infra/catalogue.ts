@@ -41,6 +41,11 @@ export interface FunctionSpec {
   readonly signingKey?: 'sign' | 'rotate';
   readonly memoryMb?: number;
   readonly timeoutSeconds?: number;
+  /**
+   * Instances that may run at once, reserved on AWS and enforced locally; beyond them invocations are
+   * throttled. Unset: AWS scales with the account's concurrency, locally LOCAL_CONCURRENCY applies.
+   */
+  readonly reservedConcurrency?: number;
 }
 
 /** What a function gets when its spec sets no memory or timeout, deployed and local alike. */

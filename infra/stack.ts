@@ -50,6 +50,7 @@ export class BureauStack extends Stack {
         projectRoot: repositoryRoot,
         memorySize: spec.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
         timeout: Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
+        reservedConcurrentExecutions: spec.reservedConcurrency,
         environment: {
           TOKEN_ISSUER: props.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
           TOKEN_AUDIENCE: props.tokenAudience ?? DEFAULT_TOKEN_AUDIENCE,

@@ -16,6 +16,7 @@ export interface BureauFunctionProps {
   readonly serviceName?: string;
   readonly memorySize?: number;
   readonly timeout?: Duration;
+  readonly reservedConcurrentExecutions?: number;
   readonly environment?: Readonly<Record<string, string>>;
   readonly logRetention?: RetentionDays;
 }
@@ -60,6 +61,7 @@ export class BureauFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

@@ -1,13 +1,18 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Context } from 'aws-lambda';
+import { Worker } from 'node:worker_threads';
 import { FUNCTION_DEFAULTS, type FunctionSpec } from '../catalogue';
-import { createLambdaContext } from './lambda-context';
+import type { InstanceData, InvocationReply } from './instance/instance-main';
+import type { LocalFunctionIdentity } from './lambda-context';
 
 /** Where a local function says it runs; only visible in ARNs and the context object. */
 export const LOCAL_ACCOUNT_ID = '000000000000';
 
-export type LambdaHandler = (event: unknown, context: Context) => Promise<unknown>;
+/**
+ * Instances one local function may run at once unless its spec reserves a number: on AWS a function
+ * scales with the account's concurrency; one machine gets a small fixed pool instead.
+ */
+export const LOCAL_CONCURRENCY = 10;
 
 export interface LocalFunctionOptions {
   readonly functionName: string;
@@ -18,6 +23,10 @@ export interface LocalFunctionOptions {
   readonly region?: string;
   /** Resolves relative entries; defaults to the current directory. */
   readonly root?: string;
+  /** The whole of process.env inside the function: nothing else is inherited. */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Instances that may run at once; beyond them an invocation is throttled. */
+  readonly concurrency?: number;
 }
 
 export class FunctionTimeoutError extends Error {
@@ -27,57 +36,173 @@ export class FunctionTimeoutError extends Error {
   }
 }
 
+/** Every instance is busy and the function may run no more: Lambda's TooManyRequestsException. */
+export class FunctionThrottledError extends Error {
+  constructor(
+    readonly functionName: string,
+    readonly concurrency: number,
+  ) {
+    super(`${functionName}: Rate Exceeded (all ${concurrency} instances are busy)`);
+    this.name = 'FunctionThrottledError';
+  }
+}
+
+/** An error a handler threw, carried back from its instance. */
+export class FunctionError extends Error {
+  constructor(functionName: string, error: { name: string; message: string; stack?: string }) {
+    super(`${functionName}: ${error.name}: ${error.message}`);
+    this.name = 'FunctionError';
+    if (error.stack) this.stack = error.stack;
+  }
+}
+
+const BOOT = new URL('./instance/boot.mjs', import.meta.url);
 /**
- * One Lambda function played in-process. The module is imported on first use, as a cold start
- * would (so it reads the environment the runtime prepared); after a failed import the next invocation
- * tries again, as Lambda repeats a failed init. The timeout counts from the handler call, not the init.
+ * Lambda allows 10 s to load a function; one machine starting many instances at once is slower than
+ * AWS, so a hung import is caught with more room.
+ */
+const INIT_TIMEOUT_SECONDS = 30;
+
+/** One execution environment: a worker thread that serves one invocation at a time. */
+class FunctionInstance {
+  private readonly worker: Worker;
+  private pending: { started(): void; resolve(value: unknown): void; reject(error: Error): void } | undefined;
+  private dead = false;
+
+  constructor(
+    private readonly functionName: string,
+    data: InstanceData,
+    environment: Readonly<Record<string, string>>,
+  ) {
+    this.worker = new Worker(BOOT, { workerData: data, env: { ...environment } });
+    // An idle instance must not keep the runtime's process alive; an invocation in flight does.
+    this.worker.unref();
+    this.worker.on('message', (reply: InvocationReply) => {
+      if ('started' in reply) return this.pending?.started();
+      const pending = this.pending;
+      this.pending = undefined;
+      if (!pending) return;
+      if (reply.ok) return pending.resolve(reply.result);
+      if (reply.initFailed) void this.terminate();
+      pending.reject(new FunctionError(this.functionName, reply.error));
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`${this.functionName}: the instance exited with code ${code}`)));
+  }
+
+  get usable(): boolean {
+    return !this.dead;
+  }
+
+  /** The timeout counts from the handler call, as Lambda's does: a cold start's init is not part of it. */
+  invoke(event: unknown, timeoutSeconds: number): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined = setTimeout(() => {
+        void this.terminate();
+        this.fail(new Error(`${this.functionName}: the instance did not start within ${INIT_TIMEOUT_SECONDS} s`));
+      }, INIT_TIMEOUT_SECONDS * 1000);
+      this.pending = {
+        started: () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            // Lambda ends an environment that timed out; whatever it was doing goes with it.
+            void this.terminate();
+            this.fail(new FunctionTimeoutError(this.functionName, timeoutSeconds));
+          }, timeoutSeconds * 1000);
+        },
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.worker.ref();
+      this.worker.postMessage({ event });
+    }).finally(() => {
+      if (!this.dead) this.worker.unref();
+    });
+  }
+
+  async terminate(): Promise<void> {
+    this.dead = true;
+    await this.worker.terminate();
+  }
+
+  private fail(error: Error): void {
+    this.dead = true;
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.reject(error);
+  }
+}
+
+/**
+ * One Lambda function played locally. Each instance is a worker thread with only the environment the
+ * function is given, so a variable, table or key it was not granted is missing here as it would be
+ * deployed, and module state is never shared with another function. An instance serves one
+ * invocation at a time; the function starts instances on demand up to its concurrency, and beyond
+ * that throttles at once rather than queueing. A timeout or a failed init discards the instance.
  */
 export class LocalFunction {
   readonly functionName: string;
   readonly timeoutSeconds: number;
-  private readonly entryUrl: string;
-  private readonly memoryMb: number;
-  private readonly region: string;
-  private loading?: Promise<LambdaHandler>;
+  readonly concurrency: number;
+  private readonly data: InstanceData;
+  private readonly environment: Readonly<Record<string, string>>;
+  private readonly idle: FunctionInstance[] = [];
+  private readonly all = new Set<FunctionInstance>();
 
   constructor(options: LocalFunctionOptions) {
     this.functionName = options.functionName;
     this.timeoutSeconds = options.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds;
-    this.memoryMb = options.memoryMb ?? FUNCTION_DEFAULTS.memoryMb;
-    this.region = options.region ?? process.env.AWS_REGION ?? 'eu-west-2';
+    this.concurrency = options.concurrency ?? LOCAL_CONCURRENCY;
     const entry = isAbsolute(options.entry) ? options.entry : resolve(options.root ?? process.cwd(), options.entry);
-    this.entryUrl = pathToFileURL(entry).href;
+    const identity: LocalFunctionIdentity = {
+      functionName: options.functionName,
+      memoryMb: options.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
+      timeoutSeconds: this.timeoutSeconds,
+      region: options.region ?? options.environment?.AWS_REGION ?? 'eu-west-2',
+      accountId: LOCAL_ACCOUNT_ID,
+    };
+    this.data = { entryUrl: pathToFileURL(entry).href, identity };
+    this.environment = options.environment ?? {};
+  }
+
+  /** Instances that exist now, busy or idle. */
+  get instances(): number {
+    return this.all.size;
   }
 
   async invoke(event: unknown): Promise<unknown> {
-    const handler = await this.load();
-    const context = createLambdaContext({
-      functionName: this.functionName,
-      memoryMb: this.memoryMb,
-      timeoutSeconds: this.timeoutSeconds,
-      region: this.region,
-      accountId: LOCAL_ACCOUNT_ID,
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new FunctionTimeoutError(this.functionName, this.timeoutSeconds)), this.timeoutSeconds * 1000);
-    });
+    const instance = this.acquire();
     try {
-      return await Promise.race([handler(event, context), timeout]);
+      return await instance.invoke(event, this.timeoutSeconds);
     } finally {
-      clearTimeout(timer);
+      if (instance.usable) this.idle.push(instance);
+      else this.all.delete(instance);
     }
   }
 
-  private load(): Promise<LambdaHandler> {
-    this.loading ??= import(this.entryUrl).then((module: { handler?: unknown }) => {
-      if (typeof module.handler !== 'function') throw new Error(`${this.entryUrl} does not export a handler function`);
-      return module.handler as LambdaHandler;
-    });
-    this.loading.catch(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
+  /** Ends every instance, busy or not. */
+  async stop(): Promise<void> {
+    const instances = [...this.all];
+    this.all.clear();
+    this.idle.length = 0;
+    await Promise.all(instances.map((instance) => instance.terminate()));
+  }
+
+  private acquire(): FunctionInstance {
+    for (let instance = this.idle.pop(); instance; instance = this.idle.pop()) {
+      if (instance.usable) return instance;
+      this.all.delete(instance);
+    }
+    if (this.all.size >= this.concurrency) throw new FunctionThrottledError(this.functionName, this.concurrency);
+    const instance = new FunctionInstance(this.functionName, this.data, this.environment);
+    this.all.add(instance);
+    return instance;
   }
 }
 
@@ -85,13 +210,18 @@ export function localFunctionName(spec: FunctionSpec): string {
   return `bureau-${spec.id}`;
 }
 
-export function localFunctionFromSpec(spec: FunctionSpec, root: string, region?: string): LocalFunction {
+export function localFunctionFromSpec(
+  spec: FunctionSpec,
+  options: { root: string; environment: Readonly<Record<string, string>>; region?: string },
+): LocalFunction {
   return new LocalFunction({
     functionName: localFunctionName(spec),
     entry: spec.entry,
-    root,
+    root: options.root,
     timeoutSeconds: spec.timeoutSeconds,
     memoryMb: spec.memoryMb,
-    region,
+    region: options.region,
+    environment: options.environment,
+    concurrency: spec.reservedConcurrency,
   });
 }

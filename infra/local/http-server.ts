@@ -14,7 +14,7 @@ import {
   splitTarget,
   toApiGatewayEvent,
 } from './api-gateway-event';
-import { LOCAL_ACCOUNT_ID } from './functions';
+import { FunctionThrottledError, LOCAL_ACCOUNT_ID } from './functions';
 import { type RouteDefinition, RouteTable } from './routes';
 
 /** API Gateway's request payload limit. */
@@ -73,6 +73,12 @@ function gatewayError(status: number, code: string, message: string): GatewayRes
     headers: Object.entries({ ...response.headers, ...SECURITY_HEADERS }),
     body: Buffer.from(JSON.stringify(response.body)),
   };
+}
+
+/** Every instance of the function is busy: refused at once, as Lambda throttling is, never queued. */
+function throttled(): GatewayResponse {
+  const response = gatewayError(429, 'throttled', 'The service is busy; retry shortly.');
+  return { ...response, headers: [...response.headers, ['retry-after', '1']] };
 }
 
 /** What API Gateway sends when the integration fails: the client never sees the cause. */
@@ -182,8 +188,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         try {
           result = fromLambdaResult(await match.route.target.invoke(event));
         } catch (error) {
-          options.logError?.(`${match.route.target.functionName} failed on ${match.routeKey}`, error);
-          result = internalServerError();
+          if (error instanceof FunctionThrottledError) {
+            result = throttled();
+          } else {
+            options.logError?.(`${match.route.target.functionName} failed on ${match.routeKey}`, error);
+            result = internalServerError();
+          }
         }
       }
     } catch (error) {

@@ -7,6 +7,7 @@ import { functions } from '../catalogue';
 import { type DemoClient, runStartupHooks } from './bootstrap';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { createSqsClient, startLocalSqs } from './fauxqs';
+import { type FunctionSettings, localFunctionEnvironment, settingsFrom } from './function-environment';
 import { localFunctionFromSpec } from './functions';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
@@ -26,6 +27,8 @@ export interface LocalRuntimeOptions {
   readonly seedDemoData?: boolean;
   readonly log?: (line: string) => void;
   readonly logError?: (message: string, error: unknown) => void;
+  /** Settings handed to the functions (FUNCTION_SETTINGS); default: those set in this process's environment. */
+  readonly settings?: FunctionSettings;
 }
 
 export interface LocalQueueInfo {
@@ -40,8 +43,10 @@ export interface LocalRuntime {
   /** Physical table names by table id (clients, companies, watches). */
   readonly tables: Readonly<Record<string, string>>;
   readonly queues: Readonly<Record<string, LocalQueueInfo>>;
-  /** The variables the functions see (also set on process.env while the runtime runs). */
+  /** What the runtime provides: region, stand-in credentials, endpoints, every table and queue. */
   readonly env: Readonly<Record<string, string>>;
+  /** Each function's whole environment, by catalogue id: only what its entry grants. */
+  readonly functionEnvironments: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly demoClient: DemoClient;
   readonly dataDir: string;
   /** Settles when the background load of the demo companies ends ('skipped' when not asked for). */
@@ -69,15 +74,6 @@ export class RuntimeAlreadyRunningError extends Error {
   }
 }
 
-export class RuntimeStartedTwiceError extends Error {
-  constructor() {
-    super(
-      'A local runtime was already started in this process; handler modules keep the environment of their first import, so start one runtime per process.',
-    );
-    this.name = 'RuntimeStartedTwiceError';
-  }
-}
-
 export class InvalidSettingError extends Error {
   constructor(message: string) {
     super(message);
@@ -95,7 +91,6 @@ function portSetting(name: string): number | undefined {
     throw new InvalidSettingError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
   return port;
 }
-let startedInThisProcess = false;
 
 function isAlive(pid: number): boolean {
   try {
@@ -126,20 +121,6 @@ async function assertPortFree(port: number): Promise<void> {
   });
 }
 
-/** Sets variables on process.env and remembers what was there, so stop() can put it back. */
-function applyEnvironment(values: Record<string, string>, removed: readonly string[]): () => void {
-  const previous = new Map<string, string | undefined>();
-  for (const name of [...Object.keys(values), ...removed]) previous.set(name, process.env[name]);
-  for (const name of removed) delete process.env[name];
-  Object.assign(process.env, values);
-  return () => {
-    for (const [name, value] of previous) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-}
-
 /**
  * The whole system on this machine: DynamoDB Local, fauxqs, the tables and queues from their shared
  * definitions, the start-up hooks (signing keys, demo client), and the HTTP API serving the
@@ -159,7 +140,6 @@ function keepOwnerOnly(root: string, log: (line: string) => void): void {
 }
 
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
-  if (startedInThisProcess) throw new RuntimeStartedTwiceError();
   const log = options.log ?? ((line: string) => console.log(line));
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
   const dataDir = options.dataDir ?? defaultDataDir();
@@ -169,7 +149,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const requestedPort = options.port ?? portSetting('PORT') ?? DEFAULT_PORT;
   const dynamoPort = portSetting('BUREAU_DYNAMODB_PORT');
   await assertPortFree(requestedPort);
-  startedInThisProcess = true;
   keepOwnerOnly(paths.root, log);
 
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -192,10 +171,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_EC2_METADATA_DISABLED: 'true',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      SIGNING_KEY_FILE: paths.signingKeys,
     };
-    if (options.quiet && !process.env.POWERTOOLS_LOG_LEVEL) baseEnv.POWERTOOLS_LOG_LEVEL = 'WARN';
-    cleanups.push(applyEnvironment(baseEnv, ['AWS_SESSION_TOKEN', 'AWS_PROFILE', 'SIGNING_KEY_SECRET_ID']));
+    const settings: FunctionSettings = { ...(options.settings ?? settingsFrom(process.env)) };
+    if (options.quiet && !settings.POWERTOOLS_LOG_LEVEL) settings.POWERTOOLS_LOG_LEVEL = 'WARN';
 
     const dynamo = await startDynamoDbLocal({
       workDir: paths.work,
@@ -228,13 +206,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       env[def.envVar] = queue.queueUrl;
       if (def.dlqEnvVar && queue.dlq) env[def.dlqEnvVar] = queue.dlq.queueUrl;
     }
-    cleanups.push(applyEnvironment(env, []));
 
     const doc = createDocumentClient(client);
     const { demoClient } = await runStartupHooks({ paths, doc, tables, env: process.env, log });
 
+    const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, SQS_ENDPOINT: sqs.endpoint };
+    const functionEnvironments: Record<string, Record<string, string>> = {};
     const routes: HttpRoute[] = functions.flatMap((spec) => {
-      const target = localFunctionFromSpec(spec, repositoryRoot, region);
+      const environment = localFunctionEnvironment(spec, { base: resourceBase, tables, signingKeyFile: paths.signingKeys, settings });
+      functionEnvironments[spec.id] = environment;
+      const target = localFunctionFromSpec(spec, { root: repositoryRoot, environment, region });
+      cleanups.push(() => target.stop());
       return spec.routes.map((route) => ({ method: route.method, path: route.path, target }));
     });
     const http = await startHttpServer({ port: requestedPort, routes, log: options.quiet ? undefined : log, logError });
@@ -277,6 +259,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       tables,
       queues,
       env,
+      functionEnvironments,
       demoClient,
       dataDir: paths.root,
       seeding,

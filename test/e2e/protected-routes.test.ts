@@ -24,7 +24,7 @@ let audience: string;
 let demoClientId: string;
 
 beforeAll(async () => {
-  ({ issuer, audience } = loadAuthConfig(process.env));
+  ({ issuer, audience } = loadAuthConfig(bureau().runtime.functionEnvironments.search));
   demoClientId = bureau().demoClient.clientId;
   // The runtime's own private key, as the token function reads it: lets tests sign tokens the service would accept.
   const current = currentSigningKey(parseKeySet(readFileSync(join(bureau().runtime.dataDir, 'signing-keys.json'), 'utf8')));

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoClientRegistry } from '../../shared/auth/client-registry';
 import { loadAuthConfig } from '../../shared/auth/config';
 import { ipFailureRateKey, RATE_KEY_PREFIX, RATE_WINDOW_SECONDS } from '../../shared/auth/rate-limit';
@@ -14,18 +14,10 @@ import { useTestRuntime } from './support/runtime';
 const FAILURES_PER_IP = 5;
 /** Revocation is checked against a client record cached this long; short so the test need not wait 30 s. */
 const CLIENT_CACHE_SECONDS = 1;
-// The functions read these at cold start from the environment the runtime hands down.
-const settings = { TOKEN_FAILURES_PER_IP_PER_MINUTE: String(FAILURES_PER_IP), CLIENT_CACHE_SECONDS: String(CLIENT_CACHE_SECONDS) };
-const previousSettings = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
-Object.assign(process.env, settings);
-afterAll(() => {
-  for (const [name, value] of Object.entries(previousSettings)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+const bureau = useTestRuntime({
+  TOKEN_FAILURES_PER_IP_PER_MINUTE: String(FAILURES_PER_IP),
+  CLIENT_CACHE_SECONDS: String(CLIENT_CACHE_SECONDS),
 });
-
-const bureau = useTestRuntime();
 let doc: DynamoDBDocumentClient;
 let registry: DynamoClientRegistry;
 
@@ -130,7 +122,7 @@ describe('POST /v1/oauth/token over HTTP', () => {
 
   it('issues an EdDSA JWT with issuer, audience, subject, times, id and the kid of a published key', async () => {
     const { clientId, clientSecret } = bureau().demoClient;
-    const { issuer, audience } = loadAuthConfig(process.env);
+    const { issuer, audience } = loadAuthConfig(bureau().runtime.functionEnvironments.token);
     const before = Math.floor(Date.now() / 1000);
 
     const token = await accessTokenOf(await jsonGrant(clientId, clientSecret));

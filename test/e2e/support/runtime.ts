@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import type { FunctionSettings } from '../../../infra/local/function-environment';
 import { type LocalRuntime, startLocalRuntime } from '../../../infra/local/runtime';
 
 export interface ClientCredentials {
@@ -20,12 +21,12 @@ export interface TestRuntime {
 }
 
 /**
- * One local runtime for a test file: random port, database in memory, a temporary data folder.
- * Handler modules read their environment once, so a test file (one process) gets one runtime.
+ * One local runtime for a test file: random port, database in memory, a temporary data folder, and
+ * the function settings given (none of this process's environment reaches the functions).
  */
-export async function startTestRuntime(): Promise<TestRuntime> {
+export async function startTestRuntime(settings: FunctionSettings = {}): Promise<TestRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bureau-e2e-'));
-  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true });
+  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true, settings });
   const demoClient = { clientId: runtime.demoClient.clientId, clientSecret: runtime.demoClient.clientSecret };
   return {
     baseUrl: runtime.baseUrl,
@@ -57,10 +58,10 @@ export async function startTestRuntime(): Promise<TestRuntime> {
  * Starts the runtime before the file's tests and stops it after them; call at the top level of a
  * test file and read the runtime inside tests: `const bureau = useTestRuntime(); … bureau().baseUrl`.
  */
-export function useTestRuntime(): () => TestRuntime {
+export function useTestRuntime(settings: FunctionSettings = {}): () => TestRuntime {
   let started: TestRuntime | undefined;
   beforeAll(async () => {
-    started = await startTestRuntime();
+    started = await startTestRuntime(settings);
   });
   afterAll(async () => {
     await started?.stop();

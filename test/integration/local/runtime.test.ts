@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalRuntime, RuntimeStartedTwiceError, startLocalRuntime } from '../../../infra/local/runtime';
+import type { LocalRuntime } from '../../../infra/local/runtime';
 import { startTestRuntime, type TestRuntime } from '../../e2e/support/runtime';
 import { engineRunningOn } from '../../support/engine';
 
@@ -36,7 +36,7 @@ describe('local runtime', () => {
     });
   });
 
-  it('gives the functions their table names, endpoints, queue and signing key file', () => {
+  it('knows every table, endpoint and queue it provides, and leaves the environment of its own process alone', () => {
     expect(runtime.env).toMatchObject({
       CLIENTS_TABLE: 'bureau-clients',
       COMPANIES_TABLE: 'bureau-companies',
@@ -44,9 +44,36 @@ describe('local runtime', () => {
       DYNAMODB_ENDPOINT: runtime.dynamodbEndpoint,
       SQS_ENDPOINT: runtime.sqsEndpoint,
       DELIVERIES_QUEUE_URL: expect.stringContaining('bureau-deliveries'),
-      SIGNING_KEY_FILE: join(dataDir, 'signing-keys.json'),
     });
-    expect(process.env.COMPANIES_TABLE).toBe('bureau-companies');
+    expect(process.env.COMPANIES_TABLE).toBeUndefined();
+    expect(process.env.DYNAMODB_ENDPOINT).toBeUndefined();
+  });
+
+  it('gives each function only the tables its catalogue entry grants, and the signing key file only to the signer', () => {
+    const { token, search, profile, watches } = runtime.functionEnvironments;
+
+    expect(Object.keys(token ?? {}).filter((name) => name.endsWith('_TABLE'))).toEqual(['CLIENTS_TABLE']);
+    expect(
+      Object.keys(search ?? {})
+        .filter((name) => name.endsWith('_TABLE'))
+        .sort(),
+    ).toEqual(['CLIENTS_TABLE', 'COMPANIES_TABLE']);
+    expect(
+      Object.keys(profile ?? {})
+        .filter((name) => name.endsWith('_TABLE'))
+        .sort(),
+    ).toEqual(['CLIENTS_TABLE', 'COMPANIES_TABLE', 'WATCHES_TABLE']);
+    expect(
+      Object.keys(watches ?? {})
+        .filter((name) => name.endsWith('_TABLE'))
+        .sort(),
+    ).toEqual(['CLIENTS_TABLE', 'WATCHES_TABLE']);
+    expect(token?.SIGNING_KEY_FILE).toBe(join(dataDir, 'signing-keys.json'));
+    for (const other of [search, profile, watches]) expect(other).not.toHaveProperty('SIGNING_KEY_FILE');
+    for (const env of Object.values(runtime.functionEnvironments)) {
+      expect(env).not.toHaveProperty('PATH');
+      expect(env).not.toHaveProperty('BUREAU_DEMO_CLIENT_SECRET');
+    }
   });
 
   it('serves the catalogue: the demo client fixed by the environment gets a token', async () => {
@@ -77,10 +104,6 @@ describe('local runtime', () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it('refuses a second runtime in the same process', async () => {
-    await expect(startLocalRuntime({ port: 0, inMemory: true, dataDir })).rejects.toBeInstanceOf(RuntimeStartedTwiceError);
-  });
-
   it('stops everything: no Java process, no runtime.json, the environment put back', async () => {
     expect(engineRunningOn(runtime.dynamodbEndpoint)).toBe(true);
 
@@ -88,7 +111,6 @@ describe('local runtime', () => {
 
     expect(engineRunningOn(runtime.dynamodbEndpoint)).toBe(false);
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
-    expect(process.env.COMPANIES_TABLE).toBeUndefined();
     await expect(fetch(`${runtime.baseUrl}/v1/oauth/token`)).rejects.toThrow();
   });
 });

@@ -1,0 +1,61 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Context } from 'aws-lambda';
+import { createLambdaContext, type LocalFunctionIdentity } from '../lambda-context';
+
+/**
+ * One Lambda execution environment: a thread with its own module graph and its own process.env,
+ * holding the function's handler. It serves one invocation at a time; the module is imported on the
+ * first, as a cold start would.
+ */
+export interface InstanceData {
+  readonly entryUrl: string;
+  readonly identity: LocalFunctionIdentity;
+}
+
+export interface InvocationRequest {
+  readonly event: unknown;
+}
+
+export type InvocationReply =
+  /** The module is loaded and the handler called: the function's timeout runs from here, not from init. */
+  | { readonly started: true }
+  | { readonly ok: true; readonly result: unknown }
+  | {
+      readonly ok: false;
+      readonly error: { readonly name: string; readonly message: string; readonly stack?: string };
+      /** The handler module failed to load: this environment is unusable, as after a failed Lambda init. */
+      readonly initFailed: boolean;
+    };
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+const { entryUrl, identity } = workerData as InstanceData;
+let loading: Promise<Handler> | undefined;
+
+function load(): Promise<Handler> {
+  loading ??= import(entryUrl).then((module: { handler?: unknown }) => {
+    if (typeof module.handler !== 'function') throw new Error(`${entryUrl} does not export a handler function`);
+    return module.handler as Handler;
+  });
+  return loading;
+}
+
+const describe = (error: unknown) =>
+  error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { name: 'Error', message: String(error) };
+
+parentPort?.on('message', async ({ event }: InvocationRequest) => {
+  let handler: Handler;
+  try {
+    handler = await load();
+  } catch (error) {
+    parentPort?.postMessage({ ok: false, error: describe(error), initFailed: true } satisfies InvocationReply);
+    return;
+  }
+  try {
+    parentPort?.postMessage({ started: true } satisfies InvocationReply);
+    const result = await handler(event, createLambdaContext(identity));
+    parentPort?.postMessage({ ok: true, result } satisfies InvocationReply);
+  } catch (error) {
+    parentPort?.postMessage({ ok: false, error: describe(error), initFailed: false } satisfies InvocationReply);
+  }
+});

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FunctionThrottledError, LocalFunction } from '../../../infra/local/functions';
+
+const entry = join(import.meta.dirname, 'fixtures/environment-handler.ts');
+const started: LocalFunction[] = [];
+function localFunction(options: Partial<ConstructorParameters<typeof LocalFunction>[0]>): LocalFunction {
+  const fn = new LocalFunction({ functionName: 'bureau-env', entry, ...options });
+  started.push(fn);
+  return fn;
+}
+afterAll(async () => {
+  await Promise.all(started.map((fn) => fn.stop()));
+});
+
+interface Seen {
+  env: Record<string, string>;
+  invocations: number;
+}
+
+describe('a local function', () => {
+  it('sees exactly the environment it is given: not another function’s table, nor the runtime’s own variables', async () => {
+    const watches = localFunction({ environment: { WATCHES_TABLE: 'bureau-watches', AWS_REGION: 'eu-west-2' } });
+    const search = localFunction({ environment: { COMPANIES_TABLE: 'bureau-companies', AWS_REGION: 'eu-west-2' } });
+
+    const [fromWatches, fromSearch] = (await Promise.all([watches.invoke({}), search.invoke({})])) as Seen[];
+
+    expect(fromWatches?.env).toEqual({ WATCHES_TABLE: 'bureau-watches', AWS_REGION: 'eu-west-2' });
+    expect(fromSearch?.env).toEqual({ COMPANIES_TABLE: 'bureau-companies', AWS_REGION: 'eu-west-2' });
+    expect(process.env.PATH).toBeDefined();
+  });
+
+  it('keeps module state per instance, never shared with another function', async () => {
+    const first = localFunction({ concurrency: 1 });
+    const second = localFunction({ concurrency: 1 });
+
+    const counts = [];
+    for (const fn of [first, first, second, first]) counts.push(((await fn.invoke({})) as Seen).invocations);
+
+    expect(counts).toEqual([1, 2, 1, 3]);
+  });
+
+  it('serves one invocation per instance, starts instances up to its concurrency, and throttles beyond at once', async () => {
+    const fn = localFunction({ concurrency: 2 });
+    await fn.invoke({});
+
+    const started = Date.now();
+    const outcomes = await Promise.allSettled([fn.invoke({ sleepMs: 1500 }), fn.invoke({ sleepMs: 1500 }), fn.invoke({ sleepMs: 1500 })]);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(2);
+    expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(FunctionThrottledError);
+    expect(fn.instances).toBe(2);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('answers a throttled invocation without waiting for a busy instance', async () => {
+    const fn = localFunction({ concurrency: 1 });
+    await fn.invoke({});
+    const busy = fn.invoke({ sleepMs: 3000 });
+
+    const started = Date.now();
+    await expect(fn.invoke({})).rejects.toBeInstanceOf(FunctionThrottledError);
+
+    expect(Date.now() - started).toBeLessThan(500);
+    await busy;
+  });
+});
