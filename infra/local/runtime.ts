@@ -27,8 +27,12 @@ export interface LocalRuntimeOptions {
   readonly seedDemoData?: boolean;
   readonly log?: (line: string) => void;
   readonly logError?: (message: string, error: unknown) => void;
-  /** Settings handed to the functions (FUNCTION_SETTINGS); default: those set in this process's environment. */
-  readonly settings?: FunctionSettings;
+  /**
+   * The environment the operator started the runtime in: PORT, BUREAU_DYNAMODB_PORT, AWS_REGION,
+   * the demo client's fixed credentials, and the settings handed on to the functions. Default:
+   * this process's environment, which the runtime only ever reads.
+   */
+  readonly environment?: NodeJS.ProcessEnv;
 }
 
 export interface LocalQueueInfo {
@@ -83,8 +87,8 @@ export class InvalidSettingError extends Error {
 
 const DEFAULT_PORT = 3000;
 
-function portSetting(name: string): number | undefined {
-  const raw = process.env[name]?.trim();
+function portSetting(environment: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = environment[name]?.trim();
   if (!raw) return undefined;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -142,12 +146,13 @@ function keepOwnerOnly(root: string, log: (line: string) => void): void {
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
-  const dataDir = options.dataDir ?? defaultDataDir();
+  const environment = options.environment ?? process.env;
+  const dataDir = options.dataDir ?? defaultDataDir(environment);
   const paths = localPaths(dataDir);
   const running = readRuntimeInfo(dataDir);
   if (running && running.pid !== process.pid) throw new RuntimeAlreadyRunningError(paths.root, running.pid);
-  const requestedPort = options.port ?? portSetting('PORT') ?? DEFAULT_PORT;
-  const dynamoPort = portSetting('BUREAU_DYNAMODB_PORT');
+  const requestedPort = options.port ?? portSetting(environment, 'PORT') ?? DEFAULT_PORT;
+  const dynamoPort = portSetting(environment, 'BUREAU_DYNAMODB_PORT');
   await assertPortFree(requestedPort);
   keepOwnerOnly(paths.root, log);
 
@@ -163,7 +168,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   };
 
   try {
-    const region = process.env.AWS_REGION ?? 'eu-west-2';
+    const region = environment.AWS_REGION ?? 'eu-west-2';
     const baseEnv: Record<string, string> = {
       AWS_REGION: region,
       // Fake credentials: the SDK never goes looking for real ones, and nothing local could use them.
@@ -172,7 +177,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       AWS_EC2_METADATA_DISABLED: 'true',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
-    const settings: FunctionSettings = { ...(options.settings ?? settingsFrom(process.env)) };
+    const settings = settingsFrom(environment);
     if (options.quiet && !settings.POWERTOOLS_LOG_LEVEL) settings.POWERTOOLS_LOG_LEVEL = 'WARN';
 
     const dynamo = await startDynamoDbLocal({
@@ -208,7 +213,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
 
     const doc = createDocumentClient(client);
-    const { demoClient } = await runStartupHooks({ paths, doc, tables, env: process.env, log });
+    const { demoClient } = await runStartupHooks({ paths, doc, tables, env: environment, log });
 
     const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, SQS_ENDPOINT: sqs.endpoint };
     const functionEnvironments: Record<string, Record<string, string>> = {};

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { ExpiringPromises } from '../cache/expiring-promises';
 import { type Clock, systemClock } from './clock';
 import { JWKS_CACHE_SECONDS, JWKS_MIN_REFRESH_SECONDS, KEY_SET_CACHE_SECONDS, RETIRED_KEY_RETENTION_SECONDS } from './token-policy';
 
@@ -158,26 +159,17 @@ const writeOwnerOnly = async (path: string, keySet: KeySet, flag: 'wx' | 'w'): P
  * often as Secrets Manager is, so a revocation by the CLI reaches the running signer.
  */
 export class FileKeySetSource implements KeySetSource, KeySetVault {
-  private cached: { keySet: Promise<KeySet>; fetchedAt: number } | undefined;
-  private readonly clock: Clock;
+  private readonly cached: ExpiringPromises<'keySet', KeySet>;
 
   constructor(
     private readonly path: string,
-    private readonly options: { cacheSeconds?: number; clock?: Clock } = {},
+    options: { cacheSeconds?: number; clock?: Clock } = {},
   ) {
-    this.clock = options.clock ?? systemClock;
+    this.cached = new ExpiringPromises((options.cacheSeconds ?? KEY_SET_CACHE_SECONDS) * 1000, options.clock ?? systemClock);
   }
 
   get(): Promise<KeySet> {
-    const maxAge = (this.options.cacheSeconds ?? KEY_SET_CACHE_SECONDS) * 1000;
-    if (!this.cached || this.clock() - this.cached.fetchedAt >= maxAge) {
-      const entry = { keySet: this.loadOrCreate(), fetchedAt: this.clock() };
-      this.cached = entry;
-      entry.keySet.catch(() => {
-        if (this.cached === entry) this.cached = undefined;
-      });
-    }
-    return this.cached.keySet;
+    return this.cached.get('keySet', () => this.loadOrCreate());
   }
 
   async read(): Promise<KeySet | undefined> {
@@ -195,7 +187,7 @@ export class FileKeySetSource implements KeySetSource, KeySetVault {
     await rm(next, { force: true });
     await writeOwnerOnly(next, keySet, 'wx');
     await rename(next, this.path);
-    this.cached = undefined;
+    this.cached.delete('keySet');
   }
 
   private async loadOrCreate(): Promise<KeySet> {
@@ -216,25 +208,18 @@ export class FileKeySetSource implements KeySetSource, KeySetVault {
 
 /** The AWSCURRENT key set from Secrets Manager, re-read every few minutes to pick up rotations. */
 export class SecretsManagerKeySetSource implements KeySetSource {
-  private cached: { keySet: Promise<KeySet>; fetchedAt: number } | undefined;
+  private readonly cached: ExpiringPromises<'keySet', KeySet>;
 
   constructor(
     private readonly client: SecretsManagerClient,
     private readonly secretId: string,
-    private readonly options: { cacheSeconds?: number; clock?: Clock } = {},
-  ) {}
+    options: { cacheSeconds?: number; clock?: Clock } = {},
+  ) {
+    this.cached = new ExpiringPromises((options.cacheSeconds ?? KEY_SET_CACHE_SECONDS) * 1000, options.clock ?? systemClock);
+  }
 
   get(): Promise<KeySet> {
-    const clock = this.options.clock ?? systemClock;
-    const maxAge = (this.options.cacheSeconds ?? KEY_SET_CACHE_SECONDS) * 1000;
-    if (!this.cached || clock() - this.cached.fetchedAt >= maxAge) {
-      const keySet = this.fetch();
-      this.cached = { keySet, fetchedAt: clock() };
-      keySet.catch(() => {
-        if (this.cached?.keySet === keySet) this.cached = undefined;
-      });
-    }
-    return this.cached.keySet;
+    return this.cached.get('keySet', () => this.fetch());
   }
 
   private async fetch(): Promise<KeySet> {
@@ -266,7 +251,7 @@ export interface PublishedJwksOptions {
  * every request into a table read.
  */
 export class PublishedJwksStore implements JwksSource {
-  private cached: { jwks: Promise<PublicJwks>; fetchedAt: number } | undefined;
+  private readonly cached: ExpiringPromises<'jwks', PublicJwks>;
   private readonly clock: Clock;
 
   constructor(
@@ -275,6 +260,7 @@ export class PublishedJwksStore implements JwksSource {
     private readonly options: PublishedJwksOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    this.cached = new ExpiringPromises((options.cacheSeconds ?? JWKS_CACHE_SECONDS) * 1000, this.clock);
   }
 
   async publish(jwks: PublicJwks): Promise<void> {
@@ -284,31 +270,19 @@ export class PublishedJwksStore implements JwksSource {
         Item: { pk: SIGNING_KEYS_PK, sk: JWKS_SK, keys: jwks.keys, updatedAt: new Date(this.clock()).toISOString() },
       }),
     );
-    this.cached = { jwks: Promise.resolve(jwks), fetchedAt: this.clock() };
+    this.cached.set('jwks', Promise.resolve(jwks));
   }
 
   get(): Promise<PublicJwks> {
-    const maxAge = (this.options.cacheSeconds ?? JWKS_CACHE_SECONDS) * 1000;
-    if (!this.cached || this.clock() - this.cached.fetchedAt >= maxAge) return this.refresh();
-    return this.cached.jwks;
+    return this.cached.get('jwks', () => this.fetch());
   }
 
   async find(kid: string): Promise<JWK | undefined> {
     const known = (await this.get()).keys.find((key) => key.kid === kid);
     if (known) return known;
     const minAge = (this.options.minRefreshSeconds ?? JWKS_MIN_REFRESH_SECONDS) * 1000;
-    if (this.cached && this.clock() - this.cached.fetchedAt < minAge) return undefined;
-    return (await this.refresh()).keys.find((key) => key.kid === kid);
-  }
-
-  private refresh(): Promise<PublicJwks> {
-    const jwks = this.fetch();
-    const entry = { jwks, fetchedAt: this.clock() };
-    this.cached = entry;
-    jwks.catch(() => {
-      if (this.cached === entry) this.cached = undefined;
-    });
-    return jwks;
+    if (this.cached.storedWithin('jwks', minAge)) return undefined;
+    return (await this.cached.set('jwks', this.fetch())).keys.find((key) => key.kid === kid);
   }
 
   private async fetch(): Promise<PublicJwks> {

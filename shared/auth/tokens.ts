@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors, importJWK, type JWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { ExpiringPromises } from '../cache/expiring-promises';
 import type { ClientLookup } from './client-registry';
 import { type Clock, epochSeconds, systemClock } from './clock';
 import { currentSigningKey, type JwksSource, type KeySetSource, SIGNING_ALGORITHM } from './signing-keys';
@@ -34,16 +35,11 @@ type ImportedKey = Awaited<ReturnType<typeof importJWK>>;
 
 /** Imported CryptoKeys by kid and public point, so a reused kid with a different key is never confused. */
 class ImportedKeys {
-  private readonly keys = new Map<string, Promise<ImportedKey>>();
+  private readonly keys = new ExpiringPromises<string, ImportedKey>(Number.POSITIVE_INFINITY);
 
   get(jwk: JWK & { kid: string; x?: string }): Promise<ImportedKey> {
     const id = `${jwk.kid}:${jwk.x ?? ''}:${jwk.d === undefined ? 'public' : 'private'}`;
-    let key = this.keys.get(id);
-    if (!key) {
-      key = importJWK(jwk, SIGNING_ALGORITHM);
-      this.keys.set(id, key);
-    }
-    return key;
+    return this.keys.get(id, () => importJWK(jwk, SIGNING_ALGORITHM));
   }
 }
 

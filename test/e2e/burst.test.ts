@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoClientRegistry } from '../../shared/auth/client-registry';
 import { RATE_WINDOW_SECONDS } from '../../shared/auth/rate-limit';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { useTestRuntime } from './support/runtime';
+import { useTestRuntime } from '../support/runtime';
 
 const bureau = useTestRuntime();
 const LIMIT = 50;

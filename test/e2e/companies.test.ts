@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../shared/companies/company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { profileContent } from '../integration/companies/profile-fixture';
-import { useTestRuntime } from './support/runtime';
+import { profileContent } from '../support/profile-fixture';
+import { useTestRuntime } from '../support/runtime';
 
 /** The three routes through the local runtime: HTTP → API Gateway event → Lambda handler → DynamoDB. */
 const bureau = useTestRuntime();

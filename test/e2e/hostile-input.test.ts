@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestRuntime } from './support/runtime';
+import { useTestRuntime } from '../support/runtime';
 
 const bureau = useTestRuntime();
 let token: string;

@@ -4,7 +4,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWT
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAuthConfig } from '../../shared/auth/config';
 import { currentSigningKey, parseKeySet } from '../../shared/auth/signing-keys';
-import { useTestRuntime } from './support/runtime';
+import { useTestRuntime } from '../support/runtime';
 
 const bureau = useTestRuntime();
 

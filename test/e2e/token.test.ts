@@ -8,7 +8,8 @@ import { loadAuthConfig } from '../../shared/auth/config';
 import { ipFailureRateKey, RATE_KEY_PREFIX, RATE_WINDOW_SECONDS } from '../../shared/auth/rate-limit';
 import { parseKeySet } from '../../shared/auth/signing-keys';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { useTestRuntime } from './support/runtime';
+import { basicAuthorization } from '../support/http-fixtures';
+import { useTestRuntime } from '../support/runtime';
 
 /** Small on purpose: the lock-out test needs only a handful of failures. */
 const FAILURES_PER_IP = 5;
@@ -64,11 +65,6 @@ const postJson = (body: unknown) =>
 
 const jsonGrant = (clientId: string, clientSecret: string) =>
   postJson({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
-
-/** RFC 6749 §2.3.1: id and secret are each form-urlencoded before they are joined and base64-encoded. */
-const basicAuthorization = (clientId: string, secret: string) =>
-  `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(secret)}`).toString('base64')}`;
-const formEncode = (text: string) => new URLSearchParams({ v: text }).toString().slice(2);
 
 async function accessTokenOf(response: Response): Promise<string> {
   const body = (await response.json()) as { access_token?: unknown };

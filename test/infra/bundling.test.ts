@@ -7,32 +7,10 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BureauStack } from '../../infra/stack';
+import { apiGatewayEvent } from '../support/api-gateway-events';
 
 const outdir = mkdtempSync(join(tmpdir(), 'bureau-bundle-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-
-function requestEvent(path: string): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: `GET ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: {},
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api',
-      domainName: 'api.example',
-      domainPrefix: 'api',
-      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
-      requestId: 'request-1',
-      routeKey: `GET ${path}`,
-      stage: '$default',
-      time: '01/Jan/2025:00:00:00 +0000',
-      timeEpoch: 1735689600000,
-    },
-  };
-}
 
 describe('function bundling', () => {
   it('produces a minified ESM bundle with the AWS SDK and CommonJS dependencies inside, which runs as a handler', async () => {
@@ -71,7 +49,7 @@ describe('function bundling', () => {
     const { handler } = (await import(pathToFileURL(bundle).href)) as {
       handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
     };
-    const result = await handler(requestEvent('/v1/probe'), { functionName: 'probe', awsRequestId: 'request-1' } as Context);
+    const result = await handler(apiGatewayEvent({ path: '/v1/probe' }), { functionName: 'probe', awsRequestId: 'request-1' } as Context);
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body ?? '')).toEqual({ path: '/v1/probe', sdk: 'function' });
   });

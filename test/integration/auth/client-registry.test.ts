@@ -9,7 +9,7 @@ import {
 } from '../../../shared/auth/client-registry';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { manualClock } from '../../unit/auth/fakes';
+import { manualClock } from '../../support/fakes';
 
 let tables: TestTables;
 beforeAll(async () => {

@@ -5,8 +5,8 @@ import { PublishedJwksStore, parseKeySet, publicJwks, rotateKeySet, SecretsManag
 import { TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { FakeSecretsManager } from '../../unit/auth/fake-secrets-manager';
-import { activeClient, clientLookup, manualClock } from '../../unit/auth/fakes';
+import { FakeSecretsManager } from '../../support/fake-secrets-manager';
+import { activeClient, clientLookup, manualClock } from '../../support/fakes';
 
 const SECRET_ID = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:bureau-signing-keys';
 const STEPS: readonly RotationStep[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];

@@ -4,7 +4,7 @@ import { RateLimiter, rateLimitedHeaders, rateLimitHeaders } from '../../../shar
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { manualClock } from '../../unit/auth/fakes';
+import { manualClock } from '../../support/fakes';
 
 let tables: TestTables;
 beforeAll(async () => {

@@ -8,8 +8,8 @@ import { createTokenEndpoint, TOKEN_PATH } from '../../../shared/auth/token-endp
 import { InvalidTokenError, TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { manualClock, staticKeySet } from '../../unit/auth/fakes';
-import { httpRequest } from '../../unit/auth/http-fixtures';
+import { manualClock, staticKeySet } from '../../support/fakes';
+import { httpRequest } from '../../support/http-fixtures';
 
 const audience = { issuer: 'https://bureau.test', audience: 'bureau-api' };
 const CACHE_SECONDS = 30;

@@ -14,8 +14,8 @@ import { json } from '../../../shared/http/responses';
 import type { HttpHandler, HttpResponse } from '../../../shared/http/types';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { manualClock } from '../../unit/auth/fakes';
-import { basicAuthorization, httpRequest } from '../../unit/auth/http-fixtures';
+import { manualClock } from '../../support/fakes';
+import { basicAuthorization, httpRequest } from '../../support/http-fixtures';
 
 const audience = { issuer: 'https://bureau.example', audience: 'bureau-api' };
 const DEFAULT_LIMIT = 5;

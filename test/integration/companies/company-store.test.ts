@@ -12,7 +12,7 @@ import { DynamoCompanyStore } from '../../../shared/companies/company-store';
 import { exactPartition } from '../../../shared/companies/search-index';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { profileContent } from './profile-fixture';
+import { profileContent } from '../../support/profile-fixture';
 
 let tables: TestTables;
 let store: DynamoCompanyStore;

@@ -11,7 +11,7 @@ import { companiesTable, watchesTable } from '../../../shared/storage/tables';
 import { DynamoWatchStore } from '../../../shared/watches/watch-store';
 import { createWatchesEndpoint } from '../../../shared/watches/watches-endpoint';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { profileContent } from './profile-fixture';
+import { profileContent } from '../../support/profile-fixture';
 
 let tables: TestTables;
 let companies: DynamoCompanyStore;

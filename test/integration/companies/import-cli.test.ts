@@ -8,7 +8,7 @@ import { run } from '../../../infra/cli/main';
 import { DynamoCompanyStore } from '../../../shared/companies/company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { profileContent } from './profile-fixture';
+import { profileContent } from '../../support/profile-fixture';
 
 const workDir = mkdtempSync(join(tmpdir(), 'bureau-import-cli-'));
 let tables: TestTables;

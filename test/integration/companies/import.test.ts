@@ -18,7 +18,7 @@ import {
 import type { ProfileContent } from '../../../shared/companies/profile';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
-import { profileContent } from './profile-fixture';
+import { profileContent } from '../../support/profile-fixture';
 
 const SAMPLE = fileURLToPath(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url));
 const workDir = mkdtempSync(join(tmpdir(), 'bureau-import-'));

@@ -9,7 +9,7 @@ import { readRegisterCsv } from '../../../shared/companies/register-csv';
 import { type SearchItem, searchCompanies } from '../../../shared/companies/search';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
-import { MemoryNameIndex } from './memory-name-index';
+import { MemoryNameIndex } from '../../support/memory-name-index';
 
 /**
  * Search quality on the real register sample (data/gb-companies-2024-01.csv, Companies House, Open

@@ -4,7 +4,7 @@ import type { Jurisdiction } from '../../../shared/companies/profile';
 import { InvalidCursorError, type SearchItem, searchCompanies, UnsearchableQueryError } from '../../../shared/companies/search';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
-import { profileContent } from './profile-fixture';
+import { profileContent } from '../../support/profile-fixture';
 
 let store: DynamoCompanyStore;
 

@@ -2,8 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../../infra/local/runtime';
-import { startTestRuntime, type TestRuntime } from '../../e2e/support/runtime';
 import { engineRunningOn } from '../../support/engine';
+import { startTestRuntime, type TestRuntime } from '../../support/runtime';
 
 const demoClientId = 'demo-fixed-client';
 const demoClientSecret = `bsk_${'x'.repeat(43)}`;
@@ -12,9 +12,7 @@ let runtime: LocalRuntime;
 let dataDir: string;
 
 beforeAll(async () => {
-  process.env.BUREAU_DEMO_CLIENT_ID = demoClientId;
-  process.env.BUREAU_DEMO_CLIENT_SECRET = demoClientSecret;
-  testRuntime = await startTestRuntime();
+  testRuntime = await startTestRuntime({ BUREAU_DEMO_CLIENT_ID: demoClientId, BUREAU_DEMO_CLIENT_SECRET: demoClientSecret });
   runtime = testRuntime.runtime;
   dataDir = runtime.dataDir;
 });

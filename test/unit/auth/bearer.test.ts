@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { authenticateBearer, type TokenCheck } from '../../../shared/auth/bearer';
 import { InvalidTokenError, type InvalidTokenReason, type Principal } from '../../../shared/auth/tokens';
 import { HttpError } from '../../../shared/http/errors';
-import { httpRequest } from './http-fixtures';
+import { httpRequest } from '../../support/http-fixtures';
 
 const TOKEN = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhY21lIn0.c2lnbmF0dXJl';
 const principal: Principal = { clientId: 'acme', tokenId: 'jti-1', expiresAt: 1_900_000_000 };

@@ -16,8 +16,8 @@ import {
   UnknownSigningKeyError,
 } from '../../../shared/auth/signing-keys';
 import { RETIRED_KEY_RETENTION_SECONDS } from '../../../shared/auth/token-policy';
-import { FakeSecretsManager } from './fake-secrets-manager';
-import { manualClock } from './fakes';
+import { FakeSecretsManager } from '../../support/fake-secrets-manager';
+import { manualClock } from '../../support/fakes';
 
 const at = (iso: string) => new Date(iso);
 const addSeconds = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);

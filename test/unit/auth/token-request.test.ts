@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OAuthError } from '../../../shared/auth/oauth-error';
 import { parseTokenRequest } from '../../../shared/auth/token-request';
-import { basicAuthorization, httpRequest } from './http-fixtures';
+import { basicAuthorization, httpRequest } from '../../support/http-fixtures';
 
 const SECRET = 'bsk_0123456789abcdefghijklmnopqrstuvwxyzABCDE';
 

@@ -2,7 +2,7 @@ import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT }
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type KeySet, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
 import { InvalidTokenError, TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
-import { activeClient, clientLookup, manualClock, staticJwks, staticKeySet } from './fakes';
+import { activeClient, clientLookup, manualClock, staticJwks, staticKeySet } from '../../support/fakes';
 
 const audience = { issuer: 'https://bureau.test', audience: 'bureau-api' };
 

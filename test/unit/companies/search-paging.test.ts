@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { indexedNameOf, type NameIndex } from '../../../shared/companies/company-store';
 import { MAX_READ_ROUNDS, type SearchItem, searchCompanies } from '../../../shared/companies/search';
 import { SHARD_COUNT } from '../../../shared/companies/search-index';
-import { MemoryNameIndex } from '../../integration/companies/memory-name-index';
-import { profileContent } from '../../integration/companies/profile-fixture';
+import { MemoryNameIndex } from '../../support/memory-name-index';
+import { profileContent } from '../../support/profile-fixture';
 
 const indexOf = (names: readonly [string, string][]) =>
   new MemoryNameIndex(names.map(([companyNumber, name]) => profileContent({ companyNumber, name })));

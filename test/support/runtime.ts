@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { FunctionSettings } from '../../../infra/local/function-environment';
-import { type LocalRuntime, startLocalRuntime } from '../../../infra/local/runtime';
+import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime';
 
 export interface ClientCredentials {
   readonly clientId: string;
@@ -22,11 +21,11 @@ export interface TestRuntime {
 
 /**
  * One local runtime for a test file: random port, database in memory, a temporary data folder, and
- * the function settings given (none of this process's environment reaches the functions).
+ * only the environment given (function settings, demo client): nothing of this process's own.
  */
-export async function startTestRuntime(settings: FunctionSettings = {}): Promise<TestRuntime> {
+export async function startTestRuntime(environment: Record<string, string> = {}): Promise<TestRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bureau-e2e-'));
-  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true, settings });
+  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true, environment });
   const demoClient = { clientId: runtime.demoClient.clientId, clientSecret: runtime.demoClient.clientSecret };
   return {
     baseUrl: runtime.baseUrl,
@@ -58,10 +57,10 @@ export async function startTestRuntime(settings: FunctionSettings = {}): Promise
  * Starts the runtime before the file's tests and stops it after them; call at the top level of a
  * test file and read the runtime inside tests: `const bureau = useTestRuntime(); … bureau().baseUrl`.
  */
-export function useTestRuntime(settings: FunctionSettings = {}): () => TestRuntime {
+export function useTestRuntime(environment: Record<string, string> = {}): () => TestRuntime {
   let started: TestRuntime | undefined;
   beforeAll(async () => {
-    started = await startTestRuntime(settings);
+    started = await startTestRuntime(environment);
   });
   afterAll(async () => {
     await started?.stop();

@@ -1,5 +1,5 @@
-import type { ClientLookup, ClientRecord } from '../../../shared/auth/client-registry';
-import type { JwksSource, KeySet, KeySetSource, PublicJwks } from '../../../shared/auth/signing-keys';
+import type { ClientLookup, ClientRecord } from '../../shared/auth/client-registry';
+import type { JwksSource, KeySet, KeySetSource, PublicJwks } from '../../shared/auth/signing-keys';
 
 /** A clock tests move by hand. */
 export function manualClock(start = Date.parse('2025-03-01T12:00:00Z')) {

@@ -1,6 +1,6 @@
-import { indexedNameOf, type KeyRange, type NameIndex, type PartitionPage } from '../../../shared/companies/company-store';
-import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
-import { compareKeys, type IndexItem, indexItemsOf, type SearchEntry, searchEntryOf } from '../../../shared/companies/search-index';
+import { indexedNameOf, type KeyRange, type NameIndex, type PartitionPage } from '../../shared/companies/company-store';
+import type { Jurisdiction, ProfileContent } from '../../shared/companies/profile';
+import { compareKeys, type IndexItem, indexItemsOf, type SearchEntry, searchEntryOf } from '../../shared/companies/search-index';
 
 /**
  * The name index held in memory, built by the same key functions as the DynamoDB store and read with

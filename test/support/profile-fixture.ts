@@ -1,4 +1,4 @@
-import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
+import type { Jurisdiction, ProfileContent } from '../../shared/companies/profile';
 
 export interface ProfileFixture {
   readonly jurisdiction?: Jurisdiction;

@@ -1,4 +1,4 @@
-import type { HttpRequest } from '../../../shared/http/types';
+import type { HttpRequest } from '../../shared/http/types';
 
 /** A transport-neutral request with sensible defaults, for driving handlers directly. */
 export function httpRequest(overrides: Partial<Omit<HttpRequest, 'query'>> & { query?: string } = {}): HttpRequest {
@@ -16,5 +16,9 @@ export function httpRequest(overrides: Partial<Omit<HttpRequest, 'query'>> & { q
   };
 }
 
+/** application/x-www-form-urlencoded text of one value, as RFC 6749 §2.3.1 asks for Basic credentials. */
+const formEncode = (text: string) => new URLSearchParams({ v: text }).toString().slice(2);
+
+/** RFC 6749 §2.3.1: id and secret are each form-urlencoded before they are joined and base64-encoded. */
 export const basicAuthorization = (clientId: string, secret: string): string =>
-  `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(secret)}`).toString('base64')}`;
