@@ -7,7 +7,7 @@ import { functions } from '../catalogue';
 import { type DemoClient, runStartupHooks } from './bootstrap';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { createSqsClient, startLocalSqs } from './fauxqs';
-import { type FunctionSettings, localFunctionEnvironment, settingsFrom } from './function-environment';
+import { localFunctionEnvironment, settingsFrom } from './function-environment';
 import { localFunctionFromSpec } from './functions';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
