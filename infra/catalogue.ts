@@ -1,3 +1,5 @@
+import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
+import { SIGNING_KEYS_PK } from '../shared/auth/signing-keys';
 import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../shared/storage/tables';
 
 /**
@@ -51,12 +53,8 @@ export interface FunctionSpec {
 /** What a function gets when its spec sets no memory or timeout, deployed and local alike. */
 export const FUNCTION_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 } as const;
 
-/** Partition-key prefixes of the clients table that the request path may write. */
-export const RATE_LIMIT_KEY_PREFIX = 'RATE#';
-export const SIGNING_KEYS_KEY_PREFIX = 'SIGNING_KEYS';
-
 /** Protected routes count calls in the clients table and read the client record and public keys. */
-const bearerProtected: TableGrant = { table: clientsTable, access: 'write', writeKeyPrefixes: [RATE_LIMIT_KEY_PREFIX] };
+const bearerProtected: TableGrant = { table: clientsTable, access: 'write', writeKeyPrefixes: [RATE_KEY_PREFIX] };
 const clientsRead: TableGrant = { table: clientsTable, access: 'read' };
 
 export const functions: readonly FunctionSpec[] = [
@@ -76,7 +74,7 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/key-rotation/handler.ts',
     description: 'Secrets Manager rotation of the token signing keys; publishes the public JWKS',
     routes: [],
-    tables: [{ table: clientsTable, access: 'write', writeKeyPrefixes: [SIGNING_KEYS_KEY_PREFIX] }],
+    tables: [{ table: clientsTable, access: 'write', writeKeyPrefixes: [SIGNING_KEYS_PK] }],
     signingKey: 'rotate',
     timeoutSeconds: 30,
   },

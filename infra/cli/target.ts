@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -10,6 +9,7 @@ import { clientsTable, companiesTable, type TableDefinition, watchesTable } from
 import { outputIds } from '../constructs/outputs';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { defaultDataDir, localPaths, localTableName } from '../local/paths';
+import { readRuntimeInfo } from '../local/runtime-file';
 import type { Target, TargetOptions, TargetTables } from './context';
 
 /** The target cannot be reached or is not what it should be: exit code 2. */
@@ -29,31 +29,6 @@ function tablesFrom(nameOf: (def: TableDefinition) => string | undefined, where:
     return [key, name] as const;
   });
   return Object.fromEntries(entries) as unknown as TargetTables;
-}
-
-/** What a running local runtime writes to `<data dir>/runtime.json`. */
-interface RuntimeFile {
-  readonly pid: number;
-  readonly baseUrl: string;
-  readonly dynamodbEndpoint: string;
-  readonly tables: Record<string, string>;
-}
-
-async function readRuntimeFile(path: string): Promise<RuntimeFile | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const parsed = JSON.parse(text) as Partial<RuntimeFile>;
-    return typeof parsed.dynamodbEndpoint === 'string' && parsed.tables && typeof parsed.tables === 'object'
-      ? (parsed as RuntimeFile)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function answers(endpoint: string): Promise<boolean> {
@@ -92,7 +67,7 @@ function localTarget(
  */
 export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Promise<Target> {
   const paths = localPaths(dataDir);
-  const runtime = await readRuntimeFile(paths.runtime);
+  const runtime = readRuntimeInfo(dataDir);
   const signingKeys = new FileKeySetSource(paths.signingKeys);
   if (runtime && (await answers(runtime.dynamodbEndpoint))) {
     const tables = tablesFrom((def) => runtime.tables[def.id], paths.runtime);

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { JavaCompilerMissingError, JavaMissingError } from './dynamodb-local';
 import { PortInUseError } from './http-server';
 import { defaultDataDir, deleteDataDir } from './paths';
-import { InvalidSettingError, type LocalRuntime, RuntimeAlreadyRunningError, readRuntimeInfo, startLocalRuntime } from './runtime';
+import { InvalidSettingError, type LocalRuntime, RuntimeAlreadyRunningError, startLocalRuntime } from './runtime';
+import { readRuntimeInfo } from './runtime-file';
 
 const usage = `Usage: npm start [-- --fresh] [-- --in-memory]
 

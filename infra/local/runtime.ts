@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -12,6 +12,7 @@ import { localFunctionFromSpec } from './functions';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
 import { ensureQueue, localQueues } from './queues';
+import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
 import { type SeedOutcome, seedDemoCompanies } from './seed';
 
 export interface LocalRuntimeOptions {
@@ -58,16 +59,6 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-/** runtime.json: how the operator CLI finds a running runtime. */
-export interface RuntimeInfo {
-  readonly pid: number;
-  readonly baseUrl: string;
-  readonly dynamodbEndpoint: string;
-  readonly sqsEndpoint: string;
-  readonly tables: Readonly<Record<string, string>>;
-  readonly startedAt: string;
-}
-
 export class RuntimeAlreadyRunningError extends Error {
   constructor(
     readonly dataDir: string,
@@ -94,25 +85,6 @@ function portSetting(environment: NodeJS.ProcessEnv, name: string): number | und
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new InvalidSettingError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
   return port;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The running runtime's details, or undefined when none is recorded or its process is gone. */
-export function readRuntimeInfo(dataDir: string = defaultDataDir()): RuntimeInfo | undefined {
-  try {
-    const info = JSON.parse(readFileSync(localPaths(dataDir).runtime, 'utf8')) as RuntimeInfo;
-    return typeof info.pid === 'number' && isAlive(info.pid) ? info : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Fails fast, before Java starts, when the HTTP port is taken. */
@@ -251,10 +223,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       tables,
       startedAt: new Date().toISOString(),
     };
-    writeFileSync(paths.runtime, `${JSON.stringify(info, null, 2)}\n`);
-    cleanups.push(() => {
-      if (existsSync(paths.runtime)) rmSync(paths.runtime);
-    });
+    writeRuntimeInfo(paths.runtime, info);
+    cleanups.push(() => removeRuntimeInfo(paths.runtime));
 
     let stopping: Promise<void> | undefined;
     return {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
+import { CLIENT_LIST_INDEX } from '../storage/tables';
 import { type Clock, epochSeconds, systemClock } from './clock';
 import { generateClientSecret, hashClientSecret, secretMatchesAny } from './secret-hash';
 
@@ -104,7 +106,6 @@ const MAX_PAGE_SIZE = 100;
 const UPDATE_ATTEMPTS = 3;
 
 const CLIENT_SK = 'CLIENT';
-const LIST_INDEX = 'clientList';
 const LIST_KEY = 'CLIENT';
 
 interface StoredSecretVersion extends SecretVersionInfo {
@@ -193,14 +194,19 @@ function validPageSize(limit: number | undefined): number {
 
 const generateClientId = () => `cli_${randomBytes(12).toString('base64url')}`;
 
-const encodeCursor = (clientId: string) => Buffer.from(clientId, 'utf8').toString('base64url');
+const cursorOf = (clientId: string) => encodeCursor({ after: clientId });
 
-function decodeCursor(cursor: string): string {
-  const clientId = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!isWellFormedClientId(clientId) || encodeCursor(clientId) !== cursor) {
-    throw new InvalidClientInputError('cursor', 'The cursor is not one this listing returned');
+function clientIdOf(cursor: string): string {
+  const refused = () => new InvalidClientInputError('cursor', 'The cursor is not one this listing returned');
+  let position: Record<string, unknown>;
+  try {
+    position = decodeCursor(cursor);
+  } catch (error) {
+    if (error instanceof MalformedCursorError) throw refused();
+    throw error;
   }
-  return clientId;
+  if (typeof position.after !== 'string' || !isWellFormedClientId(position.after)) throw refused();
+  return position.after;
 }
 
 const isUsable = (version: StoredSecretVersion, now: number) => version.expiresAt === undefined || version.expiresAt > now;
@@ -247,11 +253,11 @@ export class DynamoClientRegistry implements ClientRegistry {
 
   async list(options: { cursor?: string; limit?: number } = {}): Promise<{ clients: ClientRecord[]; cursor?: string }> {
     const limit = validPageSize(options.limit);
-    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const after = options.cursor === undefined ? undefined : clientIdOf(options.cursor);
     const page = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: LIST_INDEX,
+        IndexName: CLIENT_LIST_INDEX,
         KeyConditionExpression: 'listKey = :list',
         ExpressionAttributeValues: { ':list': LIST_KEY },
         Limit: limit,
@@ -260,7 +266,7 @@ export class DynamoClientRegistry implements ClientRegistry {
     );
     const clients = (page.Items ?? []).map((item) => toRecord(item as StoredClient));
     const last = clients.at(-1);
-    return page.LastEvaluatedKey && last ? { clients, cursor: encodeCursor(last.clientId) } : { clients };
+    return page.LastEvaluatedKey && last ? { clients, cursor: cursorOf(last.clientId) } : { clients };
   }
 
   async rotateSecret(clientId: string, options: { graceSeconds: number; secret?: string }): Promise<{ secret: string; version: number }> {

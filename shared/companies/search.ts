@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
 import type { NameIndex } from './company-store';
 import { nameWords, normalizeQuery } from './names';
 import { isLikelyCompanyNumber } from './numbers';
@@ -85,7 +86,6 @@ export const MAX_READ_ROUNDS = 5;
 /** Per-shard read size when most of what is read may be filtered out in code. */
 const FILTERED_READ_SIZE = 50;
 const CURSOR_VERSION = 1;
-const MAX_CURSOR_LENGTH = 4096;
 /** DynamoDB refuses a longer sort-key value in a key condition. */
 const MAX_SORT_KEY_BYTES = 1024;
 
@@ -114,7 +114,7 @@ interface TierReader {
 
 export async function searchCompanies(index: NameIndex, query: SearchQuery): Promise<SearchPage> {
   const plan = planOf(query.q, query.jurisdiction);
-  let position: Position | undefined = query.cursor === undefined ? { tier: 'exact' } : decodeCursor(query.cursor, plan);
+  let position: Position | undefined = query.cursor === undefined ? { tier: 'exact' } : positionOf(query.cursor, plan);
   const items: SearchItem[] = [];
 
   if (query.cursor === undefined && plan.numberHit !== undefined) {
@@ -139,7 +139,7 @@ export async function searchCompanies(index: NameIndex, query: SearchQuery): Pro
     else if (!complete && lastRead !== undefined) position = { tier: position.tier, after: lastRead };
     else position = nextTier(position.tier);
   }
-  return position ? { items, nextCursor: encodeCursor(position, plan) } : { items };
+  return position ? { items, nextCursor: cursorOf(position, plan) } : { items };
 }
 
 function planOf(q: string, jurisdiction: Jurisdiction): Plan {
@@ -260,23 +260,24 @@ async function readRound(
   return { candidates: merged.filter((item) => compareKeys(item.sk, bound) <= 0), complete: false };
 }
 
-function encodeCursor(position: Position, plan: Plan): string {
-  const body = { v: CURSOR_VERSION, f: plan.fingerprint, t: position.tier, ...(position.after === undefined ? {} : { a: position.after }) };
-  return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+function cursorOf(position: Position, plan: Plan): string {
+  return encodeCursor({
+    v: CURSOR_VERSION,
+    f: plan.fingerprint,
+    t: position.tier,
+    ...(position.after === undefined ? {} : { a: position.after }),
+  });
 }
 
-function decodeCursor(cursor: string, plan: Plan): Position {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
-    throw new InvalidCursorError('The cursor is not one this API issued');
-  }
-  let body: unknown;
+function positionOf(cursor: string, plan: Plan): Position {
+  let body: Record<string, unknown>;
   try {
-    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidCursorError('The cursor is not one this API issued');
+    body = decodeCursor(cursor);
+  } catch (error) {
+    if (error instanceof MalformedCursorError) throw new InvalidCursorError(error.message);
+    throw error;
   }
-  if (typeof body !== 'object' || body === null) throw new InvalidCursorError('The cursor is not one this API issued');
-  const { v, f, t, a } = body as Record<string, unknown>;
+  const { v, f, t, a } = body;
   if (v !== CURSOR_VERSION) throw new InvalidCursorError('The cursor comes from another version of the API; start the search again');
   if (f !== plan.fingerprint)
     throw new InvalidCursorError('The cursor belongs to a different query or jurisdiction; pass the same q and jurisdiction');

@@ -32,6 +32,11 @@ export interface TableDefinition {
 
 const S = (name: string): KeyAttribute => ({ name, type: 'S' });
 
+/** Client records only, by listKey: the operator's listing. */
+export const CLIENT_LIST_INDEX = 'clientList';
+/** Watches by client: sk and pk swapped. */
+export const WATCHES_BY_CLIENT_INDEX = 'byClient';
+
 /**
  * Clients, their secret versions, rate-limit windows and the published signing keys. clientList is
  * sparse: only client records carry listKey, so the operator can page through clients without
@@ -42,7 +47,7 @@ export const clientsTable: TableDefinition = {
   envVar: 'CLIENTS_TABLE',
   partitionKey: S('pk'),
   sortKey: S('sk'),
-  globalSecondaryIndexes: [{ indexName: 'clientList', partitionKey: S('listKey'), sortKey: S('pk'), projection: 'ALL' }],
+  globalSecondaryIndexes: [{ indexName: CLIENT_LIST_INDEX, partitionKey: S('listKey'), sortKey: S('pk'), projection: 'ALL' }],
   timeToLiveAttribute: 'expiresAt',
 };
 
@@ -61,7 +66,7 @@ export const watchesTable: TableDefinition = {
   envVar: 'WATCHES_TABLE',
   partitionKey: S('pk'),
   sortKey: S('sk'),
-  globalSecondaryIndexes: [{ indexName: 'byClient', partitionKey: S('sk'), sortKey: S('pk'), projection: 'ALL' }],
+  globalSecondaryIndexes: [{ indexName: WATCHES_BY_CLIENT_INDEX, partitionKey: S('sk'), sortKey: S('pk'), projection: 'ALL' }],
 };
 
 export const allTables: readonly TableDefinition[] = [clientsTable, companiesTable, watchesTable];

@@ -2,6 +2,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Jurisdiction } from '../companies/profile';
 import { JURISDICTIONS } from '../companies/profile';
+import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
+import { WATCHES_BY_CLIENT_INDEX } from '../storage/tables';
 
 /** A company a client has fetched, and so receives change events for. */
 export interface Watch {
@@ -39,9 +41,7 @@ export class InvalidWatchCursorError extends Error {
   }
 }
 
-export const BY_CLIENT_INDEX = 'byClient';
 const CURSOR_VERSION = 1;
-const MAX_CURSOR_LENGTH = 512;
 
 const watchKey = (clientId: string, jurisdiction: Jurisdiction, companyNumber: string) => ({
   pk: `${jurisdiction}#${companyNumber}`,
@@ -69,19 +69,19 @@ function watchOf(item: WatchItem): Watch {
 const CANONICAL_NUMBER = /^[A-Z0-9]{1,8}$/;
 
 /** The cursor carries only the company key: the client half of the position comes from the caller's identity. */
-function encodeCursor(pk: string): string {
-  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, pk }), 'utf8').toString('base64url');
+function cursorOf(pk: string): string {
+  return encodeCursor({ v: CURSOR_VERSION, pk });
 }
 
-function decodeCursor(cursor: string): string {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidWatchCursorError();
-  let body: unknown;
+function companyKeyOf(cursor: string): string {
+  let position: Record<string, unknown>;
   try {
-    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidWatchCursorError();
+    position = decodeCursor(cursor);
+  } catch (error) {
+    if (error instanceof MalformedCursorError) throw new InvalidWatchCursorError();
+    throw error;
   }
-  const { v, pk } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const { v, pk } = position;
   if (v !== CURSOR_VERSION || typeof pk !== 'string') throw new InvalidWatchCursorError();
   const [jurisdiction, companyNumber, ...rest] = pk.split('#');
   // Only a company key as the store writes it: anything else could be a key DynamoDB refuses.
@@ -127,11 +127,11 @@ export class DynamoWatchStore implements WatchStore {
   }
 
   async listWatches(clientId: string, options: ListWatchesOptions): Promise<WatchPage> {
-    const startAfter = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const startAfter = options.cursor === undefined ? undefined : companyKeyOf(options.cursor);
     const result = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: BY_CLIENT_INDEX,
+        IndexName: WATCHES_BY_CLIENT_INDEX,
         KeyConditionExpression: 'sk = :client',
         ExpressionAttributeValues: { ':client': clientId },
         Limit: options.limit,
@@ -140,6 +140,6 @@ export class DynamoWatchStore implements WatchStore {
     );
     const items = ((result.Items ?? []) as WatchItem[]).map(watchOf);
     const last = result.LastEvaluatedKey?.pk;
-    return typeof last === 'string' ? { items, nextCursor: encodeCursor(last) } : { items };
+    return typeof last === 'string' ? { items, nextCursor: cursorOf(last) } : { items };
   }
 }
