@@ -1,5 +1,5 @@
+import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
-import { SIGNING_KEYS_PK } from '../shared/auth/signing-keys';
 import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../shared/storage/tables';
 
 /**

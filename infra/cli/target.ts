@@ -1,13 +1,14 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key-vault';
-import { FileKeySetSource, type KeySetVault } from '../../shared/auth/signing-keys';
+import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key-sets';
+import type { KeySetVault } from '../../shared/auth/signing-keys';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../../shared/storage/tables';
 import { outputIds } from '../constructs/outputs';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { FileKeySetSource } from '../local/key-file';
 import { defaultDataDir, localPaths, localTableName } from '../local/paths';
 import { readRuntimeInfo } from '../local/runtime-file';
 import type { Target, TargetOptions, TargetTables } from './context';

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoClientRegistry } from '../../shared/auth/client-registry';
-import { ensureLocalSigningKeys } from '../../shared/auth/signing-keys';
+import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { clientsTable } from '../../shared/storage/tables';
+import { ensureLocalSigningKeys } from './key-file';
 import type { LocalPaths } from './paths';
 
 export interface DemoClient {

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoCompanyStore } from '../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { type ImportRecord, type ImportStats, importProfiles } from '../../shared/companies/import';
 import { readRegisterCsv } from '../../shared/companies/register-csv';
 import { generateIrishCompanies } from '../../shared/demo/company-generator';

@@ -12,15 +12,8 @@ import { logger } from '../observability/logger';
 import { sharedDocumentClient } from '../storage/dynamo';
 import { clientsTable, tableName } from '../storage/tables';
 import { type Clock, systemClock } from './clock';
-import {
-  InvalidKeySetError,
-  type KeySet,
-  PublishedJwksStore,
-  parseKeySet,
-  publicJwks,
-  rotateKeySet,
-  SIGNING_ALGORITHM,
-} from './signing-keys';
+import { PublishedJwksStore } from './published-jwks-store';
+import { InvalidKeySetError, type KeySet, parseKeySet, publicJwks, rotateKeySet, SIGNING_ALGORITHM } from './signing-keys';
 import { TokenIssuer } from './tokens';
 
 export type RotationStep = 'createSecret' | 'setSecret' | 'testSecret' | 'finishSecret';

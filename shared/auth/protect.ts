@@ -4,10 +4,11 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
 import { sharedDocumentClient } from '../storage/dynamo';
 import { authenticateBearer, type TokenCheck } from './bearer';
 import { CachedClientLookup } from './client-cache';
-import { type ClientLookup, DynamoClientRegistry } from './client-registry';
+import type { ClientLookup } from './client-registry';
 import { loadAuthConfig } from './config';
+import { DynamoClientRegistry } from './dynamo-client-registry';
+import { PublishedJwksStore } from './published-jwks-store';
 import { clientRateKey, RateLimiter, rateLimitedHeaders, rateLimitHeaders } from './rate-limit';
-import { PublishedJwksStore } from './signing-keys';
 import { type Principal, TokenVerifier } from './tokens';
 
 export interface ProtectionDeps {

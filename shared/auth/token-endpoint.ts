@@ -1,11 +1,14 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { FileKeySetSource } from '../../infra/local/key-file';
 import { HttpError } from '../http/errors';
 import { json, problem } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
 import { sharedDocumentClient } from '../storage/dynamo';
-import { type ClientRegistry, DynamoClientRegistry, isWellFormedClientId } from './client-registry';
+import { type ClientRegistry, isWellFormedClientId } from './client-registry';
 import { loadAuthConfig, loadSigningKeyLocation } from './config';
+import { DynamoClientRegistry } from './dynamo-client-registry';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error';
+import { PublishedJwksStore } from './published-jwks-store';
 import {
   clientFailureRateKey,
   clientRateKey,
@@ -15,7 +18,8 @@ import {
   rateLimitedHeaders,
   rateLimitHeaders,
 } from './rate-limit';
-import { FileKeySetSource, type JwksSource, type KeySetSource, PublishedJwksStore, SecretsManagerKeySetSource } from './signing-keys';
+import { SecretsManagerKeySetSource } from './secrets-manager-key-sets';
+import type { JwksSource, KeySetSource } from './signing-keys';
 import { JWKS_CACHE_SECONDS } from './token-policy';
 import { parseTokenRequest, type TokenRequest } from './token-request';
 import { TokenIssuer } from './tokens';

@@ -4,7 +4,7 @@ import { json } from '../http/responses';
 import { sharedDocumentClient } from '../storage/dynamo';
 import { companiesTable, tableName, watchesTable } from '../storage/tables';
 import { DynamoWatchStore } from '../watches/watch-store';
-import { DynamoCompanyStore } from './company-store';
+import { DynamoCompanyStore } from './dynamo-company-store';
 import { AmbiguousCompanyNumberError, InvalidCompanyNumberError, type ParsedCompanyNumber, parseCompanyNumber } from './numbers';
 import { CompanyNotFoundError, fetchAndWatch, type ProfileServiceDeps } from './profile-service';
 import { jurisdictionParam } from './request-params';

@@ -3,7 +3,8 @@ import { badRequest } from '../http/errors';
 import { json } from '../http/responses';
 import { sharedDocumentClient } from '../storage/dynamo';
 import { companiesTable, tableName } from '../storage/tables';
-import { DynamoCompanyStore, type NameIndex } from './company-store';
+import type { NameIndex } from './company-store';
+import { DynamoCompanyStore } from './dynamo-company-store';
 import { limitParam, requiredJurisdictionParam, singleParam } from './request-params';
 import { InvalidCursorError, QueryTooLongError, searchCompanies, UnsearchableQueryError } from './search';
 

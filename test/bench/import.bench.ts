@@ -1,4 +1,4 @@
-import { DynamoCompanyStore } from '../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { type ImportRecord, importProfiles } from '../../shared/companies/import';
 import type { ProfileContent } from '../../shared/companies/profile';
 import { generateBritishCompanies } from '../../shared/demo/company-generator';

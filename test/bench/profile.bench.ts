@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { protectedRoute } from '../../shared/auth/protect';
-import { DynamoCompanyStore } from '../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createProfileEndpoint } from '../../shared/companies/profile-endpoint';
 import { profileKey } from '../../shared/companies/search-index';
 import type { HttpRequest, HttpResponse } from '../../shared/http/types';

@@ -1,5 +1,5 @@
 import type { Principal } from '../../shared/auth/tokens';
-import { DynamoCompanyStore } from '../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
 import { companiesTable } from '../../shared/storage/tables';
 import { type CompanyRef, seededDataset, spread } from './support/companies';

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { protectedRoute } from '../../shared/auth/protect';
-import { DynamoCompanyStore } from '../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { nameWords, normalizeQuery } from '../../shared/companies/names';
 import { DEFAULT_PAGE_LIMIT } from '../../shared/companies/request-params';
 import { createSearchEndpoint } from '../../shared/companies/search-endpoint';

@@ -1,10 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { CachedClientLookup } from '../../shared/auth/client-cache';
-import { DynamoClientRegistry } from '../../shared/auth/client-registry';
 import { DEFAULT_AUDIENCE, DEFAULT_CLIENT_CACHE_SECONDS, DEFAULT_ISSUER } from '../../shared/auth/config';
+import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
+import { PublishedJwksStore } from '../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../shared/auth/rate-limit';
-import { currentSigningKey, PublishedJwksStore, SIGNING_ALGORITHM } from '../../shared/auth/signing-keys';
+import { currentSigningKey, SIGNING_ALGORITHM } from '../../shared/auth/signing-keys';
 import { createTokenEndpoint } from '../../shared/auth/token-endpoint';
 import { TOKEN_LIFETIME_SECONDS } from '../../shared/auth/token-policy';
 import { TokenIssuer, TokenVerifier } from '../../shared/auth/tokens';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoClientRegistry } from '../../shared/auth/client-registry';
+import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { RATE_WINDOW_SECONDS } from '../../shared/auth/rate-limit';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { useTestRuntime } from '../support/runtime';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoClientRegistry } from '../../shared/auth/client-registry';
 import { loadAuthConfig } from '../../shared/auth/config';
+import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { ipFailureRateKey, RATE_KEY_PREFIX, RATE_WINDOW_SECONDS } from '../../shared/auth/rate-limit';
 import { parseKeySet } from '../../shared/auth/signing-keys';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -321,9 +321,13 @@ describe('rate limits on the token endpoint', () => {
 
     const responses = await Promise.all(Array.from({ length: 150 }, () => jsonGrant(client.clientId, 'wrong-secret')));
 
+    // Every one is answered, none gets through the limit, and the rest are refused (by the address
+    // limit, or by instances all being busy).
     const statuses = responses.map((response) => response.status);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(FAILURES_PER_IP);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(150 - FAILURES_PER_IP);
+    const refusedAsInvalid = statuses.filter((status) => status === 401).length;
+    expect(refusedAsInvalid).toBeGreaterThan(0);
+    expect(refusedAsInvalid).toBeLessThanOrEqual(FAILURES_PER_IP);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(150 - refusedAsInvalid);
   });
 
   it('lets no one who knows a client id use up that client’s quota', async () => {

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type ClientRecord, DynamoClientRegistry } from '../../../shared/auth/client-registry';
+import type { ClientRecord } from '../../../shared/auth/client-registry';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import type { CliContext } from '../context';
 import { formatDuration, parseDuration } from '../duration';
 import { formatTable } from '../format';

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
-import { DynamoCompanyStore } from '../../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import {
   DEFAULT_IMPORT_BATCH_SIZE,
   DEFAULT_IMPORT_CONCURRENCY,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { KeyRevocation } from '../../../shared/auth/key-revocation';
-import { PublishedJwksStore } from '../../../shared/auth/signing-keys';
+import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { JWKS_CACHE_SECONDS, KEY_SET_CACHE_SECONDS } from '../../../shared/auth/token-policy';
 import type { CliContext } from '../context';
 import { formatTable } from '../format';

@@ -1,9 +1,9 @@
 import { CachedClientLookup } from '../../../shared/auth/client-cache';
-import { DynamoClientRegistry } from '../../../shared/auth/client-registry';
 import { DEFAULT_AUDIENCE, DEFAULT_CLIENT_CACHE_SECONDS, DEFAULT_ISSUER } from '../../../shared/auth/config';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import type { ProtectionDeps } from '../../../shared/auth/protect';
+import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
-import { PublishedJwksStore } from '../../../shared/auth/signing-keys';
 import { type Principal, TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { clientsTable } from '../../../shared/storage/tables';
 import type { BenchContext, BenchTables } from './context';

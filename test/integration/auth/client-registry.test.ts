@@ -4,9 +4,9 @@ import {
   ClientAlreadyExistsError,
   ClientNameRequiredError,
   ClientNotFoundError,
-  DynamoClientRegistry,
   InvalidClientInputError,
 } from '../../../shared/auth/client-registry';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { manualClock } from '../../support/fakes';

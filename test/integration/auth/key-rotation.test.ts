@@ -1,7 +1,9 @@
 import { decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyRotation, RotationError, type RotationStep } from '../../../shared/auth/key-rotation';
-import { PublishedJwksStore, parseKeySet, publicJwks, rotateKeySet, SecretsManagerKeySetSource } from '../../../shared/auth/signing-keys';
+import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
+import { SecretsManagerKeySetSource } from '../../../shared/auth/secrets-manager-key-sets';
+import { parseKeySet, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
 import { TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';

@@ -1,9 +1,11 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CachedClientLookup } from '../../../shared/auth/client-cache';
-import { type ClientLookup, DynamoClientRegistry } from '../../../shared/auth/client-registry';
+import type { ClientLookup } from '../../../shared/auth/client-registry';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
+import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
-import { type KeySet, PublishedJwksStore, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
+import { type KeySet, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
 import { createTokenEndpoint, TOKEN_PATH } from '../../../shared/auth/token-endpoint';
 import { InvalidTokenError, TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { clientsTable } from '../../../shared/storage/tables';

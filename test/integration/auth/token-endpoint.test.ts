@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureLocalSigningKeys, FileKeySetSource } from '../../../infra/local/key-file';
 import { CachedClientLookup } from '../../../shared/auth/client-cache';
-import { DynamoClientRegistry } from '../../../shared/auth/client-registry';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { type ProtectionDeps, protectedRoute, protectionDepsFromEnv } from '../../../shared/auth/protect';
+import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
-import { ensureLocalSigningKeys, FileKeySetSource, PublishedJwksStore } from '../../../shared/auth/signing-keys';
 import { createTokenEndpoint, type TokenEndpointDeps, tokenEndpointDepsFromEnv } from '../../../shared/auth/token-endpoint';
 import { TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { HttpError } from '../../../shared/http/errors';
@@ -227,10 +228,10 @@ describe('POST /v1/oauth/token', () => {
   });
 
   it('holds the address limit when many wrong secrets arrive at once', async () => {
-    const { client } = await newClient();
     const ip = freshIp();
 
-    const responses = await Promise.all(Array.from({ length: 150 }, () => endpoint(jsonGrant(client.clientId, 'wrong-secret', ip))));
+    // A different id each time, so only the address bucket decides.
+    const responses = await Promise.all(Array.from({ length: 150 }, (_, i) => endpoint(jsonGrant(`guess-${i}`, 'wrong-secret', ip))));
 
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(FAILURE_LIMIT);

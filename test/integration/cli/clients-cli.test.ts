@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target, TargetFactory, TargetOptions } from '../../../infra/cli/context';
 import { run } from '../../../infra/cli/main';
 import { resolveLocalTarget, resolveStackTarget, TargetError } from '../../../infra/cli/target';
-import { DynamoClientRegistry } from '../../../shared/auth/client-registry';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 
 interface Outcome {

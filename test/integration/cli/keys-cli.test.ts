@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target, TargetFactory } from '../../../infra/cli/context';
 import { run } from '../../../infra/cli/main';
 import { resolveStackTarget } from '../../../infra/cli/target';
-import { SecretsManagerKeySetVault } from '../../../shared/auth/secrets-manager-key-vault';
-import { FileKeySetSource, type KeySetVault, PublishedJwksStore, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
+import { FileKeySetSource } from '../../../infra/local/key-file';
+import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
+import { SecretsManagerKeySetVault } from '../../../shared/auth/secrets-manager-key-sets';
+import { type KeySetVault, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 

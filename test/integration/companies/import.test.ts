@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CompanyStore, DynamoCompanyStore, type SaveOutcome } from '../../../shared/companies/company-store';
+import type { CompanyStore, SaveOutcome } from '../../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import {
   detectImportFormat,
   type ImportRecord,

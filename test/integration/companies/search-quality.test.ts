@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { importProfiles } from '../../../shared/companies/import';
 import { normalizeName } from '../../../shared/companies/names';
 import type { ProfileContent } from '../../../shared/companies/profile';

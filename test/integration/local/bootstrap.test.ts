@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureDemoClient, publishSigningKeys, type StartupContext } from '../../../infra/local/bootstrap';
 import { localPaths } from '../../../infra/local/paths';
-import { DynamoClientRegistry } from '../../../shared/auth/client-registry';
-import { PublishedJwksStore } from '../../../shared/auth/signing-keys';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
+import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type DemoDataset, demoDataset, seedDemoCompanies } from '../../../infra/local/seed';
-import { DynamoCompanyStore } from '../../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
 

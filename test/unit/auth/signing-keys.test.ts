@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FileKeySetSource } from '../../../infra/local/key-file';
+import { SecretsManagerKeySetSource } from '../../../shared/auth/secrets-manager-key-sets';
 import {
   currentSigningKey,
-  FileKeySetSource,
   generateSigningKey,
   InvalidKeySetError,
   parseKeySet,
   publicJwks,
   revokeKey,
   rotateKeySet,
-  SecretsManagerKeySetSource,
   UnknownSigningKeyError,
 } from '../../../shared/auth/signing-keys';
 import { RETIRED_KEY_RETENTION_SECONDS } from '../../../shared/auth/token-policy';

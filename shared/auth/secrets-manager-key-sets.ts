@@ -7,7 +7,33 @@ import {
   type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { InvalidKeySetError, type KeySet, type KeySetVault, parseKeySet } from './signing-keys';
+import { ExpiringPromises } from '../cache/expiring-promises';
+import { type Clock, systemClock } from './clock';
+import { InvalidKeySetError, type KeySet, type KeySetSource, type KeySetVault, parseKeySet } from './signing-keys';
+import { KEY_SET_CACHE_SECONDS } from './token-policy';
+
+/** The AWSCURRENT key set from Secrets Manager, re-read every few minutes to pick up rotations. */
+export class SecretsManagerKeySetSource implements KeySetSource {
+  private readonly cached: ExpiringPromises<'keySet', KeySet>;
+
+  constructor(
+    private readonly client: SecretsManagerClient,
+    private readonly secretId: string,
+    options: { cacheSeconds?: number; clock?: Clock } = {},
+  ) {
+    this.cached = new ExpiringPromises((options.cacheSeconds ?? KEY_SET_CACHE_SECONDS) * 1000, options.clock ?? systemClock);
+  }
+
+  get(): Promise<KeySet> {
+    return this.cached.get('keySet', () => this.fetch());
+  }
+
+  private async fetch(): Promise<KeySet> {
+    const secret = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
+    if (!secret.SecretString) throw new InvalidKeySetError('the secret has no string value');
+    return parseKeySet(secret.SecretString);
+  }
+}
 
 const CURRENT = 'AWSCURRENT';
 const PENDING = 'AWSPENDING';

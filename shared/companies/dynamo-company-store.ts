@@ -1,0 +1,230 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type CompanyStore,
+  ConcurrentProfileUpdateError,
+  contentHashOf,
+  indexedNameOf,
+  type KeyRange,
+  type NameIndex,
+  type PartitionPage,
+  type ProfileRecord,
+  type SaveManyOptions,
+  type SaveOutcome,
+} from './company-store';
+import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
+import {
+  compareKeys,
+  type IndexItem,
+  indexChanges,
+  indexItemsOf,
+  KEY_MAX,
+  profileKey,
+  type SearchEntry,
+  searchEntryOf,
+} from './search-index';
+
+/** The profile item as stored: the content plus bookkeeping the API never shows. */
+interface StoredProfile extends CompanyProfile {
+  readonly contentHash: string;
+  readonly normalizedName: string;
+  readonly words: readonly string[];
+}
+
+function profileOf(item: CompanyProfile): CompanyProfile {
+  return {
+    jurisdiction: item.jurisdiction,
+    companyNumber: item.companyNumber,
+    name: item.name,
+    version: item.version,
+    updatedAt: item.updatedAt,
+    dataSource: item.dataSource,
+    overview: item.overview,
+    tradingStatus: item.tradingStatus,
+    filingBehaviour: item.filingBehaviour,
+    riskOfFailure: item.riskOfFailure,
+    creditCapacity: item.creditCapacity,
+    earlySignals: item.earlySignals,
+  };
+}
+
+function contentOf(item: CompanyProfile): ProfileContent {
+  const { version: _version, updatedAt: _updatedAt, ...content } = profileOf(item);
+  return content;
+}
+
+const storedEntryOf = (item: StoredProfile): SearchEntry =>
+  searchEntryOf(contentOf(item), { normalizedName: item.normalizedName, words: item.words });
+
+const keyOf = (content: ProfileContent) => profileKey(content.jurisdiction, content.companyNumber);
+const keyText = (content: ProfileContent) => keyOf(content).pk;
+
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_LIMIT = 100;
+
+export class DynamoCompanyStore implements CompanyStore, NameIndex {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async get(jurisdiction: Jurisdiction, companyNumber: string): Promise<CompanyProfile | undefined> {
+    const stored = await this.read(jurisdiction, companyNumber, false);
+    return stored && profileOf(stored);
+  }
+
+  async getRecord(jurisdiction: Jurisdiction, companyNumber: string): Promise<ProfileRecord | undefined> {
+    const stored = await this.read(jurisdiction, companyNumber, false);
+    return stored && { profile: profileOf(stored), contentHash: stored.contentHash };
+  }
+
+  async save(content: ProfileContent): Promise<SaveOutcome> {
+    return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), true);
+  }
+
+  async saveMany(contents: readonly ProfileContent[], options: SaveManyOptions = {}): Promise<PromiseSettledResult<SaveOutcome>[]> {
+    const current = await this.readMany(contents);
+    // The same company twice in one call: a later copy waits for the earlier write, then re-reads.
+    const inFlight = new Map<string, Promise<SaveOutcome>>();
+    return settleWithConcurrency(contents, options.concurrency ?? 16, (content) => {
+      const key = keyText(content);
+      const earlier = inFlight.get(key);
+      const saved = earlier
+        ? earlier.then(
+            () => this.save(content),
+            () => this.save(content),
+          )
+        : this.write(content, current.get(key), true);
+      inFlight.set(key, saved);
+      return saved;
+    });
+  }
+
+  async queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {
+    const condition =
+      range.after !== undefined ? ' AND sk BETWEEN :after AND :upper' : range.prefix !== '' ? ' AND begins_with(sk, :prefix)' : '';
+    const values: Record<string, string> = { ':pk': pk };
+    if (range.after !== undefined) {
+      values[':after'] = range.after;
+      values[':upper'] = range.prefix + KEY_MAX;
+    } else if (range.prefix !== '') {
+      values[':prefix'] = range.prefix;
+    }
+    const result = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: `pk = :pk${condition}`,
+        ExpressionAttributeValues: values,
+        Limit: limit,
+      }),
+    );
+    const items = (result.Items ?? []) as IndexItem[];
+    return {
+      // BETWEEN is inclusive: the item the range starts after was already read.
+      items: range.after === undefined ? items : items.filter((item) => compareKeys(item.sk, range.after as string) > 0),
+      more: result.LastEvaluatedKey !== undefined,
+    };
+  }
+
+  async entryByNumber(jurisdiction: Jurisdiction, companyNumber: string): Promise<SearchEntry | undefined> {
+    const stored = await this.read(jurisdiction, companyNumber, false);
+    return stored && storedEntryOf(stored);
+  }
+
+  private async read(jurisdiction: Jurisdiction, companyNumber: string, consistent: boolean): Promise<StoredProfile | undefined> {
+    const result = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: profileKey(jurisdiction, companyNumber), ConsistentRead: consistent }),
+    );
+    return result.Item as StoredProfile | undefined;
+  }
+
+  /** The stored profiles of a batch, by key, so unchanged content costs one batched read and no write. */
+  private async readMany(contents: readonly ProfileContent[]): Promise<Map<string, StoredProfile>> {
+    const keys = [...new Map(contents.map((content) => [keyText(content), keyOf(content)])).values()];
+    const found = new Map<string, StoredProfile>();
+    for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
+      let pending: Record<string, unknown>[] = keys.slice(start, start + BATCH_GET_LIMIT).map((key) => ({ ...key }));
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+        const result = await this.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of (result.Responses?.[this.tableName] ?? []) as StoredProfile[]) found.set(keyText(item), item);
+        pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    }
+    return found;
+  }
+
+  private async write(content: ProfileContent, current: StoredProfile | undefined, mayRetry: boolean): Promise<SaveOutcome> {
+    const contentHash = contentHashOf(content);
+    if (current?.contentHash === contentHash) return 'unchanged';
+
+    const indexed = indexedNameOf(content.name);
+    const { puts, deletes } = indexChanges(
+      current ? indexItemsOf(storedEntryOf(current)) : [],
+      indexItemsOf(searchEntryOf(content, indexed)),
+    );
+    const item = {
+      ...keyOf(content),
+      ...content,
+      version: (current?.version ?? 0) + 1,
+      updatedAt: this.clock().toISOString(),
+      contentHash,
+      normalizedName: indexed.normalizedName,
+      words: indexed.words,
+    };
+    const guard = current
+      ? { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': current.version } }
+      : { ConditionExpression: 'attribute_not_exists(pk)' };
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.tableName, Item: item, ...guard } },
+            ...puts.map((put) => ({ Put: { TableName: this.tableName, Item: put } })),
+            ...deletes.map((key) => ({ Delete: { TableName: this.tableName, Key: key } })),
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!isLostRace(error)) throw error;
+      if (!mayRetry) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
+      return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), false);
+    }
+    return current ? 'updated' : 'created';
+  }
+}
+
+/** The profile's version guard failed, or another transaction held one of the items. */
+function isLostRace(error: unknown): boolean {
+  if (!(error instanceof TransactionCanceledException)) return false;
+  return (error.CancellationReasons ?? []).some(
+    (reason) => reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict',
+  );
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs the tasks with at most `concurrency` in flight; one settled result per task, in task order. */
+async function settleWithConcurrency<T, R>(
+  tasks: readonly T[],
+  concurrency: number,
+  run: (task: T, index: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      try {
+        results[index] = { status: 'fulfilled', value: await run(tasks[index] as T, index) };
+      } catch (reason) {
+        results[index] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, tasks.length)) }, worker));
+  return results;
+}
