@@ -1,5 +1,17 @@
-import { protectedRoute, protectionDepsFromEnv } from '../../shared/auth/protect';
-import { createProfileEndpoint, profileEndpointDepsFromEnv } from '../../shared/companies/profile-endpoint';
+import { protectedRoute } from '../../shared/auth/protect';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { createProfileEndpoint } from '../../shared/companies/profile-endpoint';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
+import { sharedDocumentClient } from '../../shared/storage/dynamo';
+import { companiesTable, tableName, watchesTable } from '../../shared/storage/tables';
+import { DynamoWatchStore } from '../../shared/watches/watch-store';
+import { protection } from '../protection';
 
-export const handler = lambdaHttpHandler(protectedRoute(protectionDepsFromEnv(), createProfileEndpoint(profileEndpointDepsFromEnv())));
+/** GET /v1/profile/{companyNumber}: the profile from the companies table; the fetch recorded as a watch. */
+const doc = sharedDocumentClient();
+const companies = new DynamoCompanyStore(doc, tableName(companiesTable));
+const watches = new DynamoWatchStore(doc, tableName(watchesTable));
+
+export const handler = lambdaHttpHandler(
+  protectedRoute(protection(doc), createProfileEndpoint({ companies, watches, clock: () => new Date() })),
+);

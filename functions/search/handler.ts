@@ -1,5 +1,13 @@
-import { protectedRoute, protectionDepsFromEnv } from '../../shared/auth/protect';
-import { createSearchEndpoint, searchEndpointDepsFromEnv } from '../../shared/companies/search-endpoint';
+import { protectedRoute } from '../../shared/auth/protect';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
+import { sharedDocumentClient } from '../../shared/storage/dynamo';
+import { companiesTable, tableName } from '../../shared/storage/tables';
+import { protection } from '../protection';
 
-export const handler = lambdaHttpHandler(protectedRoute(protectionDepsFromEnv(), createSearchEndpoint(searchEndpointDepsFromEnv())));
+/** GET /v1/search: the name index in the companies table, behind bearer protection. */
+const doc = sharedDocumentClient();
+const index = new DynamoCompanyStore(doc, tableName(companiesTable));
+
+export const handler = lambdaHttpHandler(protectedRoute(protection(doc), createSearchEndpoint({ index })));

@@ -1,5 +1,13 @@
-import { protectedRoute, protectionDepsFromEnv } from '../../shared/auth/protect';
+import { protectedRoute } from '../../shared/auth/protect';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
-import { createWatchesEndpoint, watchesEndpointDepsFromEnv } from '../../shared/watches/watches-endpoint';
+import { sharedDocumentClient } from '../../shared/storage/dynamo';
+import { tableName, watchesTable } from '../../shared/storage/tables';
+import { DynamoWatchStore } from '../../shared/watches/watch-store';
+import { createWatchesEndpoint } from '../../shared/watches/watches-endpoint';
+import { protection } from '../protection';
 
-export const handler = lambdaHttpHandler(protectedRoute(protectionDepsFromEnv(), createWatchesEndpoint(watchesEndpointDepsFromEnv())));
+/** GET /v1/watches: the caller's watches, from the watches table's by-client index. */
+const doc = sharedDocumentClient();
+const watches = new DynamoWatchStore(doc, tableName(watchesTable));
+
+export const handler = lambdaHttpHandler(protectedRoute(protection(doc), createWatchesEndpoint({ watches })));

@@ -4,15 +4,13 @@ import {
   GetSecretValueCommand,
   PutSecretValueCommand,
   ResourceNotFoundException,
-  SecretsManagerClient,
+  type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { logger } from '../observability/logger';
-import { sharedDocumentClient } from '../storage/dynamo';
-import { clientsTable, tableName } from '../storage/tables';
 import { type Clock, systemClock } from './clock';
-import { PublishedJwksStore } from './published-jwks-store';
+import type { PublishedJwksStore } from './published-jwks-store';
 import { InvalidKeySetError, type KeySet, parseKeySet, publicJwks, rotateKeySet, SIGNING_ALGORITHM } from './signing-keys';
 import { TokenIssuer } from './tokens';
 
@@ -158,10 +156,4 @@ export class KeyRotation {
     );
     return parseKeySet(pending.SecretString ?? '');
   }
-}
-
-/** The rotation use case from the environment (CLIENTS_TABLE); call once at module scope. */
-export function keyRotationFromEnv(env: NodeJS.ProcessEnv = process.env): KeyRotation {
-  const doc = sharedDocumentClient(env);
-  return new KeyRotation({ secrets: new SecretsManagerClient({}), jwks: new PublishedJwksStore(doc, tableName(clientsTable, env)) });
 }

@@ -1,15 +1,10 @@
 import { HttpError } from '../http/errors';
 import { problem } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
-import { sharedDocumentClient } from '../storage/dynamo';
 import { authenticateBearer, type TokenCheck } from './bearer';
-import { CachedClientLookup } from './client-cache';
 import type { ClientLookup } from './client-registry';
-import { loadAuthConfig } from './config';
-import { DynamoClientRegistry } from './dynamo-client-registry';
-import { PublishedJwksStore } from './published-jwks-store';
-import { clientRateKey, RateLimiter, rateLimitedHeaders, rateLimitHeaders } from './rate-limit';
-import { type Principal, TokenVerifier } from './tokens';
+import { clientRateKey, type RateLimiter, rateLimitedHeaders, rateLimitHeaders } from './rate-limit';
+import type { Principal } from './tokens';
 
 export interface ProtectionDeps {
   readonly verifier: TokenCheck;
@@ -61,23 +56,5 @@ export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler): 
       if (error instanceof HttpError) return withHeaders(problem(error), headers);
       throw error;
     }
-  };
-}
-
-/** Verifier, limiter and client cache from the environment; call once at module scope. */
-export function protectionDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ProtectionDeps {
-  const config = loadAuthConfig(env);
-  const doc = sharedDocumentClient(env);
-  const clients = new CachedClientLookup(new DynamoClientRegistry(doc, config.clientsTable), { ttlSeconds: config.clientCacheSeconds });
-  return {
-    verifier: new TokenVerifier({
-      jwks: new PublishedJwksStore(doc, config.clientsTable),
-      clients,
-      issuer: config.issuer,
-      audience: config.audience,
-    }),
-    limiter: new RateLimiter(doc, config.clientsTable),
-    clients,
-    defaultRateLimitPerMinute: config.rateLimitPerMinute,
   };
 }

@@ -1,28 +1,21 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { FileKeySetSource } from '../../infra/local/key-file';
 import { HttpError } from '../http/errors';
 import { json, problem } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
-import { sharedDocumentClient } from '../storage/dynamo';
 import { type ClientRegistry, isWellFormedClientId } from './client-registry';
-import { loadAuthConfig, loadSigningKeyLocation } from './config';
-import { DynamoClientRegistry } from './dynamo-client-registry';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error';
-import { PublishedJwksStore } from './published-jwks-store';
 import {
   clientFailureRateKey,
   clientRateKey,
   ipFailureRateKey,
-  RateLimiter,
+  type RateLimiter,
   type RateLimitResult,
   rateLimitedHeaders,
   rateLimitHeaders,
 } from './rate-limit';
-import { SecretsManagerKeySetSource } from './secrets-manager-key-sets';
-import type { JwksSource, KeySetSource } from './signing-keys';
+import type { JwksSource } from './signing-keys';
 import { JWKS_CACHE_SECONDS } from './token-policy';
 import { parseTokenRequest, type TokenRequest } from './token-request';
-import { TokenIssuer } from './tokens';
+import type { TokenIssuer } from './tokens';
 
 export const TOKEN_PATH = '/v1/oauth/token';
 export const JWKS_PATH = '/v1/.well-known/jwks.json';
@@ -127,29 +120,5 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
       return json(200, await deps.jwks.get(), { 'cache-control': `public, max-age=${JWKS_CACHE_SECONDS}` });
     }
     return problem(new HttpError(404, 'not_found', 'No such path on this service.'));
-  };
-}
-
-function keySetSourceFromEnv(env: NodeJS.ProcessEnv): KeySetSource {
-  const location = loadSigningKeyLocation(env);
-  return location.kind === 'file'
-    ? new FileKeySetSource(location.path)
-    : new SecretsManagerKeySetSource(new SecretsManagerClient({}), location.secretId);
-}
-
-/** Everything the token endpoint needs, from the environment; call once at module scope. */
-export function tokenEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): TokenEndpointDeps {
-  const config = loadAuthConfig(env);
-  const doc = sharedDocumentClient(env);
-  return {
-    credentials: new DynamoClientRegistry(doc, config.clientsTable),
-    issuer: new TokenIssuer(keySetSourceFromEnv(env), { issuer: config.issuer, audience: config.audience }),
-    jwks: new PublishedJwksStore(doc, config.clientsTable),
-    limiter: new RateLimiter(doc, config.clientsTable),
-    limits: {
-      defaultPerClientPerMinute: config.rateLimitPerMinute,
-      failuresPerIpPerMinute: config.tokenFailuresPerIpPerMinute,
-      failuresPerClientIdPerMinute: config.tokenFailuresPerClientIdPerMinute,
-    },
   };
 }

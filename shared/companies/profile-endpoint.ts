@@ -1,10 +1,6 @@
 import type { ProtectedHandler } from '../auth/protect';
 import { badRequest, notFound } from '../http/errors';
 import { json } from '../http/responses';
-import { sharedDocumentClient } from '../storage/dynamo';
-import { companiesTable, tableName, watchesTable } from '../storage/tables';
-import { DynamoWatchStore } from '../watches/watch-store';
-import { DynamoCompanyStore } from './dynamo-company-store';
 import { AmbiguousCompanyNumberError, InvalidCompanyNumberError, type ParsedCompanyNumber, parseCompanyNumber } from './numbers';
 import { CompanyNotFoundError, fetchAndWatch, type ProfileServiceDeps } from './profile-service';
 import { jurisdictionParam } from './request-params';
@@ -53,14 +49,5 @@ export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandle
     const headers = { etag: fetched.etag, 'cache-control': CACHE_CONTROL };
     if (ifNoneMatchMatches(request.headers['if-none-match'], fetched.etag)) return { status: 304, headers };
     return json(200, fetched.profile, headers);
-  };
-}
-
-export function profileEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ProfileServiceDeps {
-  const doc = sharedDocumentClient(env);
-  return {
-    companies: new DynamoCompanyStore(doc, tableName(companiesTable, env)),
-    watches: new DynamoWatchStore(doc, tableName(watchesTable, env)),
-    clock: () => new Date(),
   };
 }

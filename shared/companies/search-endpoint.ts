@@ -1,10 +1,7 @@
 import type { ProtectedHandler } from '../auth/protect';
 import { badRequest } from '../http/errors';
 import { json } from '../http/responses';
-import { sharedDocumentClient } from '../storage/dynamo';
-import { companiesTable, tableName } from '../storage/tables';
 import type { NameIndex } from './company-store';
-import { DynamoCompanyStore } from './dynamo-company-store';
 import { limitParam, requiredJurisdictionParam, singleParam } from './request-params';
 import { InvalidCursorError, QueryTooLongError, searchCompanies, UnsearchableQueryError } from './search';
 
@@ -48,8 +45,4 @@ export function createSearchEndpoint(deps: SearchEndpointDeps): ProtectedHandler
       throw error;
     }
   };
-}
-
-export function searchEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchEndpointDeps {
-  return { index: new DynamoCompanyStore(sharedDocumentClient(env), tableName(companiesTable, env)) };
 }

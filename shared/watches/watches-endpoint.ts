@@ -2,9 +2,7 @@ import type { ProtectedHandler } from '../auth/protect';
 import { limitParam, singleParam } from '../companies/request-params';
 import { badRequest } from '../http/errors';
 import { json } from '../http/responses';
-import { sharedDocumentClient } from '../storage/dynamo';
-import { tableName, watchesTable } from '../storage/tables';
-import { DynamoWatchStore, InvalidWatchCursorError, type WatchStore } from './watch-store';
+import { InvalidWatchCursorError, type WatchStore } from './watch-store';
 
 export interface WatchesEndpointDeps {
   readonly watches: Pick<WatchStore, 'listWatches'>;
@@ -23,8 +21,4 @@ export function createWatchesEndpoint(deps: WatchesEndpointDeps): ProtectedHandl
       throw error;
     }
   };
-}
-
-export function watchesEndpointDepsFromEnv(env: NodeJS.ProcessEnv = process.env): WatchesEndpointDeps {
-  return { watches: new DynamoWatchStore(sharedDocumentClient(env), tableName(watchesTable, env)) };
 }

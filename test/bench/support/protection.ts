@@ -13,7 +13,7 @@ import { benchSigningKeys } from './signing';
 export const UNLIMITED = 1_000_000;
 
 export interface BenchProtection {
-  /** What protectedRoute needs, built as protectionDepsFromEnv builds it for the functions. */
+  /** What protectedRoute needs, built as functions/protection.ts builds it for the functions. */
   readonly deps: ProtectionDeps;
   /** Authorization header value carrying a valid token of `principal`. */
   readonly authorization: string;

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLocalSigningKeys, FileKeySetSource } from '../../../infra/local/key-file';
 import { CachedClientLookup } from '../../../shared/auth/client-cache';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
-import { type ProtectionDeps, protectedRoute, protectionDepsFromEnv } from '../../../shared/auth/protect';
+import { type ProtectionDeps, protectedRoute } from '../../../shared/auth/protect';
 import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
-import { createTokenEndpoint, type TokenEndpointDeps, tokenEndpointDepsFromEnv } from '../../../shared/auth/token-endpoint';
+import { createTokenEndpoint, type TokenEndpointDeps } from '../../../shared/auth/token-endpoint';
 import { TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { HttpError } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/responses';
@@ -335,21 +335,5 @@ describe('protected routes', () => {
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ error: 'rate_limited' });
     expect(limited.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/), 'ratelimit-policy': '"default";q=3;w=60' });
-  });
-});
-
-describe('wiring from the environment', () => {
-  it('builds a token endpoint and protection that work together', async () => {
-    const env = { ...tables.env, SIGNING_KEY_FILE: keyFile, RATE_LIMIT_PER_MINUTE: '100', CLIENT_CACHE_SECONDS: '1' };
-    const fromEnv = createTokenEndpoint(tokenEndpointDepsFromEnv(env));
-    const guarded = protectedRoute(protectionDepsFromEnv(env), async (_request, principal) => json(200, principal));
-    const { client, secret } = await newClient();
-
-    const token = bodyOf(await fromEnv(jsonGrant(client.clientId, secret))).access_token as string;
-    const response = await guarded(bearer(token));
-
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ clientId: client.clientId });
-    expect(response.headers).toMatchObject({ 'ratelimit-policy': '"default";q=100;w=60' });
   });
 });
