@@ -4,7 +4,7 @@ import { createProfileEndpoint } from '../../shared/companies/profile-endpoint';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { companiesTable, tableName, watchesTable } from '../../shared/storage/tables';
-import { DynamoWatchStore } from '../../shared/watches/watch-store';
+import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { protection } from '../protection';
 
 /** GET /v1/profile/{companyNumber}: the profile from the companies table; the fetch recorded as a watch. */

@@ -2,7 +2,7 @@ import { protectedRoute } from '../../shared/auth/protect';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { tableName, watchesTable } from '../../shared/storage/tables';
-import { DynamoWatchStore } from '../../shared/watches/watch-store';
+import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { createWatchesEndpoint } from '../../shared/watches/watches-endpoint';
 import { protection } from '../protection';
 

@@ -5,7 +5,7 @@ import { createProfileEndpoint } from '../../shared/companies/profile-endpoint';
 import { profileKey } from '../../shared/companies/search-index';
 import type { HttpRequest, HttpResponse } from '../../shared/http/types';
 import { companiesTable, watchesTable } from '../../shared/storage/tables';
-import { DynamoWatchStore } from '../../shared/watches/watch-store';
+import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { type CompanyDataset, type CompanyRef, readDatasets, spread } from './support/companies';
 import type { BenchContext } from './support/context';
 import { benchRequest } from './support/http';

@@ -8,7 +8,7 @@ import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpRequest, HttpResponse } from '../../../shared/http/types';
 import { companiesTable, watchesTable } from '../../../shared/storage/tables';
-import { DynamoWatchStore } from '../../../shared/watches/watch-store';
+import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
 import { createWatchesEndpoint } from '../../../shared/watches/watches-endpoint';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';

@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { watchesTable } from '../../../shared/storage/tables';
-import { DynamoWatchStore, InvalidWatchCursorError } from '../../../shared/watches/watch-store';
+import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
+import { InvalidWatchCursorError } from '../../../shared/watches/watch-store';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 
 let tables: TestTables;
