@@ -15,8 +15,9 @@ import {
 import { KEY_SET_CACHE_SECONDS } from '../../shared/auth/token-policy';
 import { ExpiringPromises } from '../../shared/cache/expiring-promises';
 
-const writeOwnerOnly = async (path: string, keySet: KeySet, flag: 'wx' | 'w'): Promise<void> => {
-  const file = await open(path, flag, 0o600);
+/** 'wx' refuses to overwrite: a file of the same name is never clobbered half-written. */
+const writeOwnerOnly = async (path: string, keySet: KeySet): Promise<void> => {
+  const file = await open(path, 'wx', 0o600);
   try {
     await file.writeFile(`${JSON.stringify(keySet, null, 2)}\n`, 'utf8');
   } finally {
@@ -56,7 +57,7 @@ export class FileKeySetSource implements KeySetSource, KeySetVault {
   async replace(keySet: KeySet): Promise<void> {
     const next = `${this.path}.${process.pid}.next`;
     await rm(next, { force: true });
-    await writeOwnerOnly(next, keySet, 'wx');
+    await writeOwnerOnly(next, keySet);
     await rename(next, this.path);
     this.cached.delete('keySet');
   }
@@ -67,8 +68,8 @@ export class FileKeySetSource implements KeySetSource, KeySetVault {
     const keySet = await rotateKeySet(undefined);
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     try {
-      // 'wx' refuses to overwrite: if another process created the file first, its keys win.
-      await writeOwnerOnly(this.path, keySet, 'wx');
+      // If another process created the file first, its keys win.
+      await writeOwnerOnly(this.path, keySet);
       return keySet;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

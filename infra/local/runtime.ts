@@ -98,11 +98,6 @@ async function assertPortFree(port: number): Promise<void> {
 }
 
 /**
- * The whole system on this machine: DynamoDB Local, fauxqs, the tables and queues from their shared
- * definitions, the start-up hooks (signing keys, demo client), and the HTTP API serving the
- * catalogue's handlers. Whatever had started is stopped again if a later step fails.
- */
-/**
  * The data folder holds the database (client secret hashes), the signing keys and the demo client's
  * secret: only its owner may enter it. A folder made looser by an earlier version is tightened.
  */
@@ -115,6 +110,12 @@ function keepOwnerOnly(root: string, log: (line: string) => void): void {
   }
 }
 
+/**
+ * The whole system on this machine: DynamoDB Local, fauxqs, the tables and queues from their shared
+ * definitions, the start-up hooks (signing keys, demo client), and the HTTP API serving the
+ * catalogue's functions, each in instances of its own. Whatever had started is stopped again if a
+ * later step fails.
+ */
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const log = options.log ?? ((line: string) => console.log(line));
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
@@ -190,9 +191,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, SQS_ENDPOINT: sqs.endpoint };
     const functionEnvironments: Record<string, Record<string, string>> = {};
     const routes: HttpRoute[] = functions.flatMap((spec) => {
-      const environment = localFunctionEnvironment(spec, { base: resourceBase, tables, signingKeyFile: paths.signingKeys, settings });
-      functionEnvironments[spec.id] = environment;
-      const target = localFunctionFromSpec(spec, { root: repositoryRoot, environment, region });
+      const granted = localFunctionEnvironment(spec, { base: resourceBase, tables, signingKeyFile: paths.signingKeys, settings });
+      functionEnvironments[spec.id] = granted;
+      const target = localFunctionFromSpec(spec, { root: repositoryRoot, environment: granted, region });
       cleanups.push(() => target.stop());
       return spec.routes.map((route) => ({ method: route.method, path: route.path, target }));
     });
