@@ -1,6 +1,6 @@
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
-import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../shared/storage/tables';
+import { clientsTable, companiesTable, type TableDefinition, watchesTable, webhooksTable } from '../shared/storage/tables';
 
 /**
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
@@ -26,7 +26,7 @@ export interface TableGrant {
 }
 
 export interface RouteSpec {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway route syntax, e.g. /v1/profile/{companyNumber}. */
   readonly path: string;
 }
@@ -104,5 +104,19 @@ export const functions: readonly FunctionSpec[] = [
     description: 'Lists the companies the caller watches (its profile fetches)',
     routes: [{ method: 'GET', path: '/v1/watches' }],
     tables: [clientsRead, bearerProtected, { table: watchesTable, access: 'read' }],
+  },
+  {
+    id: 'webhooks',
+    entry: 'functions/webhooks/handler.ts',
+    description: "A client's webhook subscriptions: register, list, read, change, delete, rotate the signing secret",
+    routes: [
+      { method: 'POST', path: '/v1/webhooks' },
+      { method: 'GET', path: '/v1/webhooks' },
+      { method: 'GET', path: '/v1/webhooks/{id}' },
+      { method: 'PATCH', path: '/v1/webhooks/{id}' },
+      { method: 'DELETE', path: '/v1/webhooks/{id}' },
+      { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret' },
+    ],
+    tables: [clientsRead, bearerProtected, { table: webhooksTable, access: 'readwrite' }],
   },
 ];

@@ -69,7 +69,15 @@ export const watchesTable: TableDefinition = {
   globalSecondaryIndexes: [{ indexName: WATCHES_BY_CLIENT_INDEX, partitionKey: S('sk'), sortKey: S('pk'), projection: 'ALL' }],
 };
 
-export const allTables: readonly TableDefinition[] = [clientsTable, companiesTable, watchesTable];
+/** Webhook subscriptions by client: pk `CLIENT#<clientId>`, sk `WEBHOOK#<id>`, and one `COUNT` item per client. */
+export const webhooksTable: TableDefinition = {
+  id: 'webhooks',
+  envVar: 'WEBHOOKS_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+};
+
+export const allTables: readonly TableDefinition[] = [clientsTable, companiesTable, watchesTable, webhooksTable];
 
 /** Physical table name from the function's environment; fails fast at cold start when unset. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

@@ -5,7 +5,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
-import { allTables, clientsTable, companiesTable, type TableDefinition, watchesTable } from '../../shared/storage/tables';
+import { allTables, clientsTable, companiesTable, type TableDefinition, watchesTable, webhooksTable } from '../../shared/storage/tables';
 
 interface Statement {
   Action: string | string[];
@@ -180,7 +180,7 @@ describe('BureauStack', () => {
     }
   });
 
-  it('gives search, profile and watches only the data access their routes need', () => {
+  it('gives search, profile, watches and webhooks only the data access their routes need', () => {
     const arnOf = (table: TableDefinition) => JSON.stringify({ 'Fn::GetAtt': [synth.logicalId(synth.stack.tables.of(table)), 'Arn'] });
     const actionsOn = (fn: string, table: TableDefinition) =>
       synth
@@ -202,8 +202,15 @@ describe('BureauStack', () => {
     // The watches list reads watches only.
     expect(writes(actionsOn('watches', watchesTable))).toEqual([]);
     expect(actionsOn('watches', companiesTable)).toEqual([]);
+    // Webhooks reads and writes its subscriptions (a transaction keeps the per-client count) and touches no company data.
+    expect(actionsOn('webhooks', webhooksTable)).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+    );
+    for (const table of [companiesTable, watchesTable]) expect(actionsOn('webhooks', table)).toEqual([]);
+    // Nor does any other request-path function see the subscriptions.
+    for (const fn of ['token', 'search', 'profile', 'watches']) expect(actionsOn(fn, webhooksTable)).toEqual([]);
     // None of them writes the clients table beyond the prefix-confined rate counters.
-    for (const fn of ['search', 'profile', 'watches']) expect(writes(actionsOn(fn, clientsTable))).toEqual([]);
+    for (const fn of ['search', 'profile', 'watches', 'webhooks']) expect(writes(actionsOn(fn, clientsTable))).toEqual([]);
   });
 
   it('lets only the signing and rotating functions read the signing key, and only the rotation function change it', () => {

@@ -1,0 +1,179 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
+import {
+  InvalidSubscriptionCursorError,
+  MAX_SUBSCRIPTIONS_PER_CLIENT,
+  type SigningSecret,
+  type Subscription,
+  type SubscriptionChanges,
+  SubscriptionLimitError,
+  SubscriptionNotFoundError,
+  type SubscriptionPage,
+  type SubscriptionStore,
+} from './subscription';
+
+const SUBSCRIPTION_PREFIX = 'WEBHOOK#';
+/** One item per client counts its subscriptions, so the cap holds however many create at once. */
+const COUNT_SK = 'COUNT';
+const UPDATE_ATTEMPTS = 3;
+const SUBSCRIPTION_ID = /^wh_[A-Za-z0-9_-]{16}$/;
+
+const clientPk = (clientId: string) => `CLIENT#${clientId}`;
+const keyOf = (clientId: string, id: string) => ({ pk: clientPk(clientId), sk: `${SUBSCRIPTION_PREFIX}${id}` });
+
+type StoredSubscription = Subscription & { readonly pk: string; readonly sk: string };
+
+function subscriptionOf(item: StoredSubscription): Subscription {
+  const { pk: _pk, sk: _sk, ...subscription } = item;
+  return subscription;
+}
+
+const failedCondition = (error: unknown, index: number) =>
+  error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+
+/** Subscriptions in the webhooks table, under their client's partition. */
+export class DynamoSubscriptionStore implements SubscriptionStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(subscription: Subscription): Promise<void> {
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: { pk: clientPk(subscription.clientId), sk: COUNT_SK },
+                UpdateExpression: 'ADD subscriptions :one',
+                ConditionExpression: 'attribute_not_exists(subscriptions) OR subscriptions < :max',
+                ExpressionAttributeValues: { ':one': 1, ':max': MAX_SUBSCRIPTIONS_PER_CLIENT },
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...keyOf(subscription.clientId, subscription.id), ...subscription },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedCondition(error, 0)) throw new SubscriptionLimitError();
+      throw error;
+    }
+  }
+
+  async get(clientId: string, id: string): Promise<Subscription | undefined> {
+    if (!SUBSCRIPTION_ID.test(id)) return undefined;
+    const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyOf(clientId, id), ConsistentRead: true }));
+    return result.Item && subscriptionOf(result.Item as StoredSubscription);
+  }
+
+  async list(clientId: string, options: { limit: number; cursor?: string }): Promise<SubscriptionPage> {
+    const after = options.cursor === undefined ? undefined : idOf(options.cursor);
+    const result = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': clientPk(clientId), ':prefix': SUBSCRIPTION_PREFIX },
+        Limit: options.limit,
+        ...(after === undefined ? {} : { ExclusiveStartKey: keyOf(clientId, after) }),
+      }),
+    );
+    const items = ((result.Items ?? []) as StoredSubscription[]).map(subscriptionOf);
+    const last = items.at(-1);
+    return result.LastEvaluatedKey && last ? { items, nextCursor: encodeCursor({ after: last.id }) } : { items };
+  }
+
+  async update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription> {
+    if (!SUBSCRIPTION_ID.test(id)) throw new SubscriptionNotFoundError(id);
+    const fields = { ...changes, updatedAt: at };
+    const names = Object.keys(fields);
+    try {
+      const result = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(clientId, id),
+          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return subscriptionOf(result.Attributes as StoredSubscription);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(id);
+      throw error;
+    }
+  }
+
+  /** The previous newest secret keeps signing until previousExpiresAt; older ones past their time are dropped. */
+  async rotateSecret(clientId: string, id: string, next: SigningSecret, previousExpiresAt: string): Promise<Subscription> {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const current = await this.get(clientId, id);
+      if (!current) throw new SubscriptionNotFoundError(id);
+      const kept = current.signingSecrets
+        .map((secret) => ({ ...secret, expiresAt: secret.expiresAt ?? previousExpiresAt }))
+        .filter((secret) => secret.expiresAt > next.createdAt);
+      try {
+        const result = await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keyOf(clientId, id),
+            UpdateExpression: 'SET signingSecrets = :secrets, updatedAt = :at',
+            ConditionExpression: 'updatedAt = :seen',
+            ExpressionAttributeValues: { ':secrets': [...kept, next], ':at': next.createdAt, ':seen': current.updatedAt },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return subscriptionOf(result.Attributes as StoredSubscription);
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new Error(`Webhook subscription ${id} kept changing while its secret was rotated; try again`);
+  }
+
+  async delete(clientId: string, id: string): Promise<void> {
+    if (!SUBSCRIPTION_ID.test(id)) throw new SubscriptionNotFoundError(id);
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: keyOf(clientId, id), ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: { pk: clientPk(clientId), sk: COUNT_SK },
+                UpdateExpression: 'ADD subscriptions :minusOne',
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedCondition(error, 0)) throw new SubscriptionNotFoundError(id);
+      throw error;
+    }
+  }
+}
+
+function idOf(cursor: string): string {
+  let position: Record<string, unknown>;
+  try {
+    position = decodeCursor(cursor);
+  } catch (error) {
+    if (error instanceof MalformedCursorError) throw new InvalidSubscriptionCursorError();
+    throw error;
+  }
+  if (typeof position.after !== 'string' || !SUBSCRIPTION_ID.test(position.after)) throw new InvalidSubscriptionCursorError();
+  return position.after;
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+
+/** ACTIVE receives deliveries; DISABLED keeps its settings and receives nothing. */
+export type SubscriptionStatus = 'ACTIVE' | 'DISABLED';
+export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['ACTIVE', 'DISABLED'];
+
+/** A secret that signs deliveries; after a rotation the previous one signs beside it until it expires. */
+export interface SigningSecret {
+  readonly secret: string;
+  readonly createdAt: string;
+  /** ISO instant after which it no longer signs; absent on the newest secret. */
+  readonly expiresAt?: string;
+}
+
+export interface Subscription {
+  readonly id: string;
+  readonly clientId: string;
+  readonly name: string;
+  readonly url: string;
+  readonly status: SubscriptionStatus;
+  /** Newest last. */
+  readonly signingSecrets: readonly SigningSecret[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Enough endpoints for a client's environments and teams; a bound on the fan-out per client and change. */
+export const MAX_SUBSCRIPTIONS_PER_CLIENT = 10;
+export const MAX_NAME_LENGTH = 100;
+/** How long the previous secret keeps signing after a rotation: time for the receiver to switch. */
+export const SECRET_GRACE_SECONDS = 24 * 3600;
+
+/** Standard Webhooks secrets: "whsec_" and the base64 of the key bytes (here 32, above the 24 asked for). */
+export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+export const generateSubscriptionId = (): string => `wh_${randomBytes(12).toString('base64url')}`;
+
+/** The secret that signs now: the newest. */
+export const currentSecret = (subscription: Subscription): SigningSecret =>
+  subscription.signingSecrets[subscription.signingSecrets.length - 1] as SigningSecret;
+
+export class SubscriptionNotFoundError extends Error {
+  constructor(readonly id: string) {
+    super(`No webhook subscription with id "${id}"`);
+    this.name = 'SubscriptionNotFoundError';
+  }
+}
+
+export class SubscriptionLimitError extends Error {
+  constructor() {
+    super(`A client may have at most ${MAX_SUBSCRIPTIONS_PER_CLIENT} webhook subscriptions; delete one first`);
+    this.name = 'SubscriptionLimitError';
+  }
+}
+
+export class InvalidSubscriptionCursorError extends Error {
+  constructor() {
+    super('The cursor is not one this listing returned');
+    this.name = 'InvalidSubscriptionCursorError';
+  }
+}
+
+export interface SubscriptionPage {
+  readonly items: readonly Subscription[];
+  readonly nextCursor?: string;
+}
+
+export interface SubscriptionChanges {
+  readonly name?: string;
+  readonly url?: string;
+  readonly status?: SubscriptionStatus;
+}
+
+/** Where subscriptions are kept, always within one client: another client's ids simply do not exist. */
+export interface SubscriptionStore {
+  create(subscription: Subscription): Promise<void>;
+  get(clientId: string, id: string): Promise<Subscription | undefined>;
+  list(clientId: string, options: { limit: number; cursor?: string }): Promise<SubscriptionPage>;
+  update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription>;
+  rotateSecret(clientId: string, id: string, next: SigningSecret, previousExpiresAt: string): Promise<Subscription>;
+  delete(clientId: string, id: string): Promise<void>;
+}
