@@ -12,6 +12,7 @@ export interface TargetTables {
   readonly clients: string;
   readonly companies: string;
   readonly watches: string;
+  readonly webhooks: string;
 }
 
 /** The deployment a command acts on: a deployed stack, or the local runtime's database. */
@@ -40,4 +41,6 @@ export type TargetFactory = (options: TargetOptions) => Promise<Target>;
 export interface CliContext {
   readonly io: CliIo;
   target(): Promise<Target>;
+  /** How webhook endpoint host names are resolved; the system resolver unless a test gives its own. */
+  readonly resolveHost?: (hostname: string) => Promise<string[]>;
 }

@@ -1,10 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { ClientRegistryError } from '../../shared/auth/client-registry';
 import { UnknownSigningKeyError } from '../../shared/auth/signing-keys';
+import { SubscriptionLimitError, SubscriptionNotFoundError } from '../../shared/webhooks/subscription';
+import { InvalidSubscriptionError, NothingToChangeError } from '../../shared/webhooks/subscriptions';
 import { JavaCompilerMissingError, JavaMissingError } from '../local/dynamodb-local';
 import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
 import { registerKeyCommands } from './commands/keys';
+import { registerWebhookCommands } from './commands/webhooks';
 import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
 import { resolveTarget, TargetError } from './target';
 
@@ -13,6 +16,8 @@ export interface CliDependencies {
   /** Chooses and opens the target from the global options; tests pass their own tables. */
   readonly resolveTarget: TargetFactory;
   readonly env: NodeJS.ProcessEnv;
+  /** Resolves webhook endpoint host names; tests give their own. */
+  readonly resolveHost: (hostname: string) => Promise<string[]>;
 }
 
 export const processIo: CliIo = {
@@ -25,7 +30,9 @@ export const exitCodes = { ok: 0, usage: 1, target: 2 } as const;
 
 function buildProgram(context: CliContext, io: CliIo): Command {
   const program = new Command('bureau')
-    .description('Operate Bureau: manage API clients, companies and signing keys of the local runtime or of a deployed stack')
+    .description(
+      'Operate Bureau: manage API clients, companies, signing keys and webhook subscriptions of the local runtime or of a deployed stack',
+    )
     .option('--stack <name>', 'act on this deployed CloudFormation stack instead of the local runtime')
     .option('--region <region>', 'AWS region of the stack (default: from the AWS environment)')
     .showHelpAfterError('(run with --help for usage)')
@@ -50,6 +57,7 @@ Examples:
   registerClientCommands(program, context);
   registerCompanyCommands(program, context);
   registerKeyCommands(program, context);
+  registerWebhookCommands(program, context);
   return program;
 }
 
@@ -57,7 +65,14 @@ function exitCodeOf(error: unknown, io: CliIo, env: NodeJS.ProcessEnv): number {
   // Commander has already printed its own message (usage errors) or the help text.
   if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof ClientRegistryError || error instanceof UnknownSigningKeyError) {
+  if (
+    error instanceof ClientRegistryError ||
+    error instanceof UnknownSigningKeyError ||
+    error instanceof InvalidSubscriptionError ||
+    error instanceof NothingToChangeError ||
+    error instanceof SubscriptionNotFoundError ||
+    error instanceof SubscriptionLimitError
+  ) {
     io.err(`error: ${message}`);
     return exitCodes.usage;
   }
@@ -83,6 +98,7 @@ export async function run(argv: readonly string[], dependencies: Partial<CliDepe
   let program: Command | undefined;
   const context: CliContext = {
     io,
+    ...(dependencies.resolveHost ? { resolveHost: dependencies.resolveHost } : {}),
     target: () => {
       opened ??= open((program?.opts() ?? {}) as TargetOptions);
       return opened;

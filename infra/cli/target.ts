@@ -5,7 +5,7 @@ import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key
 import type { KeySetVault } from '../../shared/auth/signing-keys';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { clientsTable, companiesTable, type TableDefinition, watchesTable } from '../../shared/storage/tables';
+import { clientsTable, companiesTable, type TableDefinition, watchesTable, webhooksTable } from '../../shared/storage/tables';
 import { outputIds } from '../constructs/outputs';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { FileKeySetSource } from '../local/key-file';
@@ -21,7 +21,7 @@ export class TargetError extends Error {
   }
 }
 
-const targetTables = { clients: clientsTable, companies: companiesTable, watches: watchesTable } as const;
+const targetTables = { clients: clientsTable, companies: companiesTable, watches: watchesTable, webhooks: webhooksTable } as const;
 
 function tablesFrom(nameOf: (def: TableDefinition) => string | undefined, where: string): TargetTables {
   const entries = Object.entries(targetTables).map(([key, def]) => {

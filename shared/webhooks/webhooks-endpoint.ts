@@ -4,34 +4,21 @@ import { badRequest, HttpError, notFound } from '../http/errors';
 import { jsonObjectBody } from '../http/json-body';
 import { json } from '../http/responses';
 import type { HttpRequest, HttpResponse } from '../http/types';
-import { checkEndpointUrl, EndpointUrlError, type HostResolver } from './endpoint-url';
 import {
   currentSecret,
-  generateSigningSecret,
-  generateSubscriptionId,
   InvalidSubscriptionCursorError,
-  MAX_NAME_LENGTH,
-  SECRET_GRACE_SECONDS,
-  SUBSCRIPTION_STATUSES,
   type Subscription,
-  type SubscriptionChanges,
   SubscriptionLimitError,
   SubscriptionNotFoundError,
-  type SubscriptionStatus,
-  type SubscriptionStore,
 } from './subscription';
-
-export interface WebhooksEndpointDeps {
-  readonly subscriptions: SubscriptionStore;
-  readonly resolve: HostResolver;
-  readonly clock: () => Date;
-}
+import { InvalidSubscriptionError, NothingToChangeError, type Subscriptions } from './subscriptions';
 
 export const WEBHOOKS_PATH = '/v1/webhooks';
+/** Every answer may hold a signing secret. */
 const NO_STORE = { 'cache-control': 'no-store' };
 
 /** What the API shows of a subscription: its current signing secret included, as the spec asks. */
-function representationOf(subscription: Subscription) {
+export function representationOf(subscription: Subscription) {
   return {
     id: subscription.id,
     name: subscription.name,
@@ -43,108 +30,50 @@ function representationOf(subscription: Subscription) {
   };
 }
 
-function nameOf(value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '' || value.trim().length > MAX_NAME_LENGTH) {
-    throw badRequest('invalid_name', `name must be text of 1 to ${MAX_NAME_LENGTH} characters.`, { field: 'name' });
+/** Domain refusals as the API answers them. */
+function httpErrorOf(error: unknown): unknown {
+  if (error instanceof SubscriptionNotFoundError)
+    return notFound('webhook_not_found', `No webhook subscription with id "${error.id.slice(0, 40)}".`);
+  if (error instanceof SubscriptionLimitError) return new HttpError(409, 'webhook_limit_reached', `${error.message}.`);
+  if (error instanceof InvalidSubscriptionError) {
+    return badRequest(`invalid_${error.field}`, error.message, { field: error.field, ...(error.rule ? { rule: error.rule } : {}) });
   }
-  return value.trim();
+  if (error instanceof NothingToChangeError) return badRequest('invalid_body', error.message);
+  if (error instanceof InvalidSubscriptionCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
+  return error;
 }
-
-function statusOf(value: unknown): SubscriptionStatus {
-  if (!SUBSCRIPTION_STATUSES.includes(value as SubscriptionStatus)) {
-    throw badRequest('invalid_status', `status must be one of ${SUBSCRIPTION_STATUSES.join(', ')}.`, { field: 'status' });
-  }
-  return value as SubscriptionStatus;
-}
-
-async function urlOf(value: unknown, resolve: HostResolver): Promise<string> {
-  if (typeof value !== 'string')
-    throw badRequest('invalid_url', 'url must be text beginning with https://.', { field: 'url', rule: 'not_a_url' });
-  try {
-    return await checkEndpointUrl(value, resolve);
-  } catch (error) {
-    if (error instanceof EndpointUrlError) throw badRequest('invalid_url', error.message, { field: 'url', rule: error.rule });
-    throw error;
-  }
-}
-
-const subscriptionNotFound = (id: string) => notFound('webhook_not_found', `No webhook subscription with id "${id.slice(0, 40)}".`);
 
 /**
- * /v1/webhooks and /v1/webhooks/{id}[/rotate-secret]: a client's own subscriptions. The store is
+ * /v1/webhooks and /v1/webhooks/{id}[/rotate-secret]: the caller's own subscriptions. The store is
  * keyed by client, so another client's id is a 404 like an unknown one.
  */
-export function createWebhooksEndpoint(deps: WebhooksEndpointDeps): ProtectedHandler {
-  const now = () => deps.clock().toISOString();
-
-  async function create(request: HttpRequest, clientId: string): Promise<HttpResponse> {
-    const body = jsonObjectBody(request, ['name', 'url']);
-    const name = nameOf(body.name);
-    const url = await urlOf(body.url, deps.resolve);
-    const at = now();
-    const subscription: Subscription = {
-      id: generateSubscriptionId(),
-      clientId,
-      name,
-      url,
-      status: 'ACTIVE',
-      signingSecrets: [{ secret: generateSigningSecret(), createdAt: at }],
-      createdAt: at,
-      updatedAt: at,
-    };
-    try {
-      await deps.subscriptions.create(subscription);
-    } catch (error) {
-      if (error instanceof SubscriptionLimitError) throw new HttpError(409, 'webhook_limit_reached', `${error.message}.`);
-      throw error;
-    }
-    return json(201, representationOf(subscription), { ...NO_STORE, location: `${WEBHOOKS_PATH}/${subscription.id}` });
-  }
-
-  async function list(request: HttpRequest, clientId: string): Promise<HttpResponse> {
-    const limit = limitParam(request.query);
-    const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');
-    try {
-      const page = await deps.subscriptions.list(clientId, { limit, ...(cursor === undefined ? {} : { cursor }) });
-      return json(200, { items: page.items.map(representationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
-    } catch (error) {
-      if (error instanceof InvalidSubscriptionCursorError) throw badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
-      throw error;
-    }
-  }
-
-  async function change(request: HttpRequest, clientId: string, id: string): Promise<HttpResponse> {
-    const body = jsonObjectBody(request, ['name', 'url', 'status']);
-    const changes: { -readonly [K in keyof SubscriptionChanges]: SubscriptionChanges[K] } = {};
-    if (body.name !== undefined) changes.name = nameOf(body.name);
-    if (body.status !== undefined) changes.status = statusOf(body.status);
-    if (body.url !== undefined) changes.url = await urlOf(body.url, deps.resolve);
-    if (Object.keys(changes).length === 0) throw badRequest('invalid_body', 'Give at least one of name, url, status to change.');
-    return json(200, representationOf(await deps.subscriptions.update(clientId, id, changes, now())), NO_STORE);
-  }
-
-  async function rotate(clientId: string, id: string): Promise<HttpResponse> {
-    const at = deps.clock();
-    const previousExpiresAt = new Date(at.getTime() + SECRET_GRACE_SECONDS * 1000).toISOString();
-    const next = { secret: generateSigningSecret(), createdAt: at.toISOString() };
-    const rotated = await deps.subscriptions.rotateSecret(clientId, id, next, previousExpiresAt);
-    return json(200, { ...representationOf(rotated), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
-  }
-
+export function createWebhooksEndpoint(subscriptions: Subscriptions): ProtectedHandler {
   async function route(request: HttpRequest, clientId: string): Promise<HttpResponse> {
     const id = request.pathParameters.id;
-    if (id === undefined) return request.method === 'POST' ? create(request, clientId) : list(request, clientId);
-    if (request.path.endsWith('/rotate-secret')) return rotate(clientId, id);
+    if (id === undefined && request.method === 'POST') {
+      const created = await subscriptions.register(clientId, jsonObjectBody(request, ['name', 'url']));
+      return json(201, representationOf(created), { ...NO_STORE, location: `${WEBHOOKS_PATH}/${created.id}` });
+    }
+    if (id === undefined) {
+      const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');
+      const page = await subscriptions.list(clientId, { limit: limitParam(request.query), ...(cursor === undefined ? {} : { cursor }) });
+      return json(200, { items: page.items.map(representationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
+    }
+    if (request.path.endsWith('/rotate-secret')) {
+      const { subscription, previousExpiresAt } = await subscriptions.rotateSecret(clientId, id);
+      return json(200, { ...representationOf(subscription), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
+    }
     switch (request.method) {
-      case 'GET': {
-        const subscription = await deps.subscriptions.get(clientId, id);
-        if (!subscription) throw subscriptionNotFound(id);
-        return json(200, representationOf(subscription), NO_STORE);
-      }
+      case 'GET':
+        return json(200, representationOf(await subscriptions.get(clientId, id)), NO_STORE);
       case 'PATCH':
-        return change(request, clientId, id);
+        return json(
+          200,
+          representationOf(await subscriptions.change(clientId, id, jsonObjectBody(request, ['name', 'url', 'status']))),
+          NO_STORE,
+        );
       default:
-        await deps.subscriptions.delete(clientId, id);
+        await subscriptions.remove(clientId, id);
         return { status: 204, headers: NO_STORE };
     }
   }
@@ -153,8 +82,7 @@ export function createWebhooksEndpoint(deps: WebhooksEndpointDeps): ProtectedHan
     try {
       return await route(request, principal.clientId);
     } catch (error) {
-      if (error instanceof SubscriptionNotFoundError) throw subscriptionNotFound(error.id);
-      throw error;
+      throw httpErrorOf(error);
     }
   };
 }

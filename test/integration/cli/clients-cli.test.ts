@@ -33,7 +33,12 @@ function testTarget(tables: TestTables) {
     calls.opened.push(options);
     return {
       doc: tables.doc,
-      tables: { clients: tables.names.clients ?? '', companies: tables.names.companies ?? '', watches: tables.names.watches ?? '' },
+      tables: {
+        clients: tables.names.clients ?? '',
+        companies: tables.names.companies ?? '',
+        watches: tables.names.watches ?? '',
+        webhooks: tables.names.webhooks ?? '',
+      },
       description: 'test tables',
       close: async () => {
         calls.closed++;
@@ -231,7 +236,7 @@ describe('bureau clients', () => {
   it('exits with code 2 when the target has no such table', async () => {
     const missing: TargetFactory = async () => ({
       doc: tables.doc,
-      tables: { clients: 'no-such-table', companies: 'no-such-table', watches: 'no-such-table' },
+      tables: { clients: 'no-such-table', companies: 'no-such-table', watches: 'no-such-table', webhooks: 'no-such-table' },
       description: 'broken',
       close: async () => {},
     });
@@ -294,7 +299,12 @@ describe('bureau target resolution', () => {
     expect(created.code).toBe(0);
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ clientId: 'offline', name: 'Offline' })]);
-    expect(opened?.tables).toEqual({ clients: 'bureau-clients', companies: 'bureau-companies', watches: 'bureau-watches' });
+    expect(opened?.tables).toEqual({
+      clients: 'bureau-clients',
+      companies: 'bureau-companies',
+      watches: 'bureau-watches',
+      webhooks: 'bureau-webhooks',
+    });
     const endpoint = await opened?.doc.config.endpoint?.();
     await expect(fetch(`http://${endpoint?.hostname}:${endpoint?.port}`), 'stopped after the command').rejects.toThrow();
   }, 60_000);
@@ -305,6 +315,7 @@ describe('bureau target resolution', () => {
       { OutputKey: 'ClientsTableName', OutputValue: 'Bureau-Tablesclients-1' },
       { OutputKey: 'CompaniesTableName', OutputValue: 'Bureau-Tablescompanies-2' },
       { OutputKey: 'WatchesTableName', OutputValue: 'Bureau-Tableswatches-3' },
+      { OutputKey: 'WebhooksTableName', OutputValue: 'Bureau-Tableswebhooks-4' },
     ];
     const requests: unknown[] = [];
     const cloudFormation = {
@@ -322,6 +333,7 @@ describe('bureau target resolution', () => {
       clients: 'Bureau-Tablesclients-1',
       companies: 'Bureau-Tablescompanies-2',
       watches: 'Bureau-Tableswatches-3',
+      webhooks: 'Bureau-Tableswebhooks-4',
     });
     expect(target.description).toBe('stack Bureau');
   });

@@ -25,7 +25,7 @@ const targetOver =
   async () =>
     ({
       doc: tables.doc,
-      tables: { clients: tables.names.clients as string, companies: 'unused', watches: 'unused' },
+      tables: { clients: tables.names.clients as string, companies: 'unused', watches: 'unused', webhooks: 'unused' },
       ...(signingKeys ? { signingKeys } : {}),
       description: 'the test deployment',
       close: async () => {},
@@ -93,7 +93,10 @@ describe('bureau keys', () => {
   });
 
   it('finds the signing key secret of a deployed stack in its outputs', async () => {
-    const outputs = ['Clients', 'Companies', 'Watches'].map((id) => ({ OutputKey: `${id}TableName`, OutputValue: `${id}-table` }));
+    const outputs = ['Clients', 'Companies', 'Watches', 'Webhooks'].map((id) => ({
+      OutputKey: `${id}TableName`,
+      OutputValue: `${id}-table`,
+    }));
     outputs.push({ OutputKey: 'SigningKeySecretArn', OutputValue: 'arn:aws:secretsmanager:eu-west-2:1:secret:keys' });
     const cloudFormation = { send: async () => ({ Stacks: [{ StackName: 'Bureau', Outputs: outputs }] }) };
 

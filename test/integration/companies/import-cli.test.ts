@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 const target: TargetFactory = async () => ({
   doc: tables.doc,
-  tables: { clients: 'unused', companies: tables.names.companies as string, watches: 'unused' },
+  tables: { clients: 'unused', companies: tables.names.companies as string, watches: 'unused', webhooks: 'unused' },
   description: 'the test tables',
   close: async () => {},
 });

@@ -6,6 +6,7 @@ import type { HttpResponse } from '../../../shared/http/types';
 import { webhooksTable } from '../../../shared/storage/tables';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../../shared/webhooks/subscription';
+import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { createWebhooksEndpoint } from '../../../shared/webhooks/webhooks-endpoint';
 import { createTestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
@@ -15,12 +16,14 @@ let now = new Date('2026-03-01T12:00:00.000Z');
 
 beforeAll(async () => {
   const tables = await createTestTables([webhooksTable]);
-  endpoint = createWebhooksEndpoint({
-    subscriptions: new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string),
-    resolve: async (hostname) =>
-      hostname === 'hooks.example.com' ? ['93.184.215.14'] : hostname === 'intranet.example.com' ? ['10.0.0.5'] : [],
-    clock: () => now,
-  });
+  endpoint = createWebhooksEndpoint(
+    new Subscriptions({
+      store: new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string),
+      resolve: async (hostname) =>
+        hostname === 'hooks.example.com' ? ['93.184.215.14'] : hostname === 'intranet.example.com' ? ['10.0.0.5'] : [],
+      clock: () => now,
+    }),
+  );
 });
 
 const principal = (clientId: string): Principal => ({ clientId, tokenId: 't', expiresAt: 2_000_000_000 });
