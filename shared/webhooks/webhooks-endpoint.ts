@@ -59,10 +59,6 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions): ProtectedH
       const page = await subscriptions.list(clientId, { limit: limitParam(request.query), ...(cursor === undefined ? {} : { cursor }) });
       return json(200, { items: page.items.map(representationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
     }
-    if (request.path.endsWith('/rotate-secret')) {
-      const { subscription, previousExpiresAt } = await subscriptions.rotateSecret(clientId, id);
-      return json(200, { ...representationOf(subscription), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
-    }
     switch (request.method) {
       case 'GET':
         return json(200, representationOf(await subscriptions.get(clientId, id)), NO_STORE);
@@ -72,9 +68,16 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions): ProtectedH
           representationOf(await subscriptions.change(clientId, id, jsonObjectBody(request, ['name', 'url', 'status']))),
           NO_STORE,
         );
-      default:
+      case 'DELETE':
         await subscriptions.remove(clientId, id);
         return { status: 204, headers: NO_STORE };
+      case 'POST': {
+        // The one POST under an id: /v1/webhooks/{id}/rotate-secret.
+        const { subscription, previousExpiresAt } = await subscriptions.rotateSecret(clientId, id);
+        return json(200, { ...representationOf(subscription), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
+      }
+      default:
+        throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
     }
   }
 
