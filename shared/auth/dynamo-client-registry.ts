@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
+import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { CLIENT_LIST_INDEX } from '../storage/tables';
 import {
   ClientAlreadyExistsError,
@@ -69,13 +69,7 @@ const cursorOf = (clientId: string) => encodeCursor({ after: clientId });
 
 function clientIdOf(cursor: string): string {
   const refused = () => new InvalidClientInputError('cursor', 'The cursor is not one this listing returned');
-  let position: Record<string, unknown>;
-  try {
-    position = decodeCursor(cursor);
-  } catch (error) {
-    if (error instanceof MalformedCursorError) throw refused();
-    throw error;
-  }
+  const position = decodeCursor(cursor, refused);
   if (typeof position.after !== 'string' || !isWellFormedClientId(position.after)) throw refused();
   return position.after;
 }

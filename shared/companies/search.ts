@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
+import { decodeCursor, encodeCursor } from '../paging/cursor';
 import type { NameIndex } from './company-store';
 import { nameWords, normalizeQuery } from './names';
 import { isLikelyCompanyNumber } from './numbers';
@@ -270,13 +270,7 @@ function cursorOf(position: Position, plan: Plan): string {
 }
 
 function positionOf(cursor: string, plan: Plan): Position {
-  let body: Record<string, unknown>;
-  try {
-    body = decodeCursor(cursor);
-  } catch (error) {
-    if (error instanceof MalformedCursorError) throw new InvalidCursorError(error.message);
-    throw error;
-  }
+  const body = decodeCursor(cursor, () => new InvalidCursorError('The cursor is not one this API issued'));
   const { v, f, t, a } = body;
   if (v !== CURSOR_VERSION) throw new InvalidCursorError('The cursor comes from another version of the API; start the search again');
   if (f !== plan.fingerprint)

@@ -18,14 +18,15 @@ export function encodeCursor(position: Readonly<Record<string, unknown>>): strin
   return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): Record<string, unknown> {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw new MalformedCursorError();
+/** The position inside a cursor; what cannot be one fails with the listing's own error. */
+export function decodeCursor(cursor: string, refused: () => Error = () => new MalformedCursorError()): Record<string, unknown> {
+  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw refused();
   let position: unknown;
   try {
     position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new MalformedCursorError();
+    throw refused();
   }
-  if (typeof position !== 'object' || position === null || Array.isArray(position)) throw new MalformedCursorError();
+  if (typeof position !== 'object' || position === null || Array.isArray(position)) throw refused();
   return position as Record<string, unknown>;
 }

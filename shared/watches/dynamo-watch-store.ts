@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Jurisdiction } from '../companies/profile';
 import { JURISDICTIONS } from '../companies/profile';
-import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
+import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { WATCHES_BY_CLIENT_INDEX } from '../storage/tables';
 import { InvalidWatchCursorError, type ListWatchesOptions, type Watch, type WatchPage, type WatchStore } from './watch-store';
 
@@ -39,13 +39,7 @@ function cursorOf(pk: string): string {
 }
 
 function companyKeyOf(cursor: string): string {
-  let position: Record<string, unknown>;
-  try {
-    position = decodeCursor(cursor);
-  } catch (error) {
-    if (error instanceof MalformedCursorError) throw new InvalidWatchCursorError();
-    throw error;
-  }
+  const position = decodeCursor(cursor, () => new InvalidWatchCursorError());
   const { v, pk } = position;
   if (v !== CURSOR_VERSION || typeof pk !== 'string') throw new InvalidWatchCursorError();
   const [jurisdiction, companyNumber, ...rest] = pk.split('#');

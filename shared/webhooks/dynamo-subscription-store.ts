@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { decodeCursor, encodeCursor, MalformedCursorError } from '../paging/cursor';
+import { decodeCursor, encodeCursor } from '../paging/cursor';
 import {
   InvalidSubscriptionCursorError,
   MAX_SUBSCRIPTIONS_PER_CLIENT,
@@ -167,13 +167,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 }
 
 function idOf(cursor: string): string {
-  let position: Record<string, unknown>;
-  try {
-    position = decodeCursor(cursor);
-  } catch (error) {
-    if (error instanceof MalformedCursorError) throw new InvalidSubscriptionCursorError();
-    throw error;
-  }
+  const position = decodeCursor(cursor, () => new InvalidSubscriptionCursorError());
   if (typeof position.after !== 'string' || !SUBSCRIPTION_ID.test(position.after)) throw new InvalidSubscriptionCursorError();
   return position.after;
 }
