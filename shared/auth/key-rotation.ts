@@ -11,7 +11,8 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { logger } from '../observability/logger';
 import { type Clock, systemClock } from './clock';
 import type { PublishedJwksStore } from './published-jwks-store';
-import { InvalidKeySetError, type KeySet, parseKeySet, publicJwks, rotateKeySet, SIGNING_ALGORITHM } from './signing-keys';
+import { SecretsManagerKeySetVault } from './secrets-manager-key-sets';
+import { type KeySet, parseKeySet, publicJwks, rotateKeySet, SIGNING_ALGORITHM } from './signing-keys';
 import { TokenIssuer } from './tokens';
 
 export type RotationStep = 'createSecret' | 'setSecret' | 'testSecret' | 'finishSecret';
@@ -128,16 +129,9 @@ export class KeyRotation {
 
   /** The key set in use, or undefined on the first rotation (no value yet, or a placeholder value). */
   private async currentKeySet(secretId: string): Promise<KeySet | undefined> {
-    try {
-      const current = await this.deps.secrets.send(new GetSecretValueCommand({ SecretId: secretId, VersionStage: CURRENT }));
-      return parseKeySet(current.SecretString ?? '');
-    } catch (error) {
-      if (error instanceof ResourceNotFoundException || error instanceof InvalidKeySetError) {
-        logger.info('no usable current key set; starting a new one', { secretId });
-        return undefined;
-      }
-      throw error;
-    }
+    const current = await new SecretsManagerKeySetVault(this.deps.secrets, secretId).read();
+    if (!current) logger.info('no usable current key set; starting a new one', { secretId });
+    return current;
   }
 
   private async pendingExists(secretId: string, token: string): Promise<boolean> {
