@@ -1,6 +1,15 @@
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
-import { clientsTable, companiesTable, type TableDefinition, watchesTable, webhooksTable } from '../shared/storage/tables';
+import { deliveriesQueue, fanoutQueue, type QueueDefinition } from '../shared/queues/queues';
+import {
+  clientsTable,
+  companiesTable,
+  deliveriesTable,
+  type TableDefinition,
+  watchesTable,
+  webhooksTable,
+} from '../shared/storage/tables';
+import { PROFILE_CHANGE_FILTER, type StreamFilter } from '../shared/webhooks/profile-stream-record';
 
 /**
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
@@ -25,6 +34,35 @@ export interface TableGrant {
   readonly writeKeyPrefixes?: readonly string[];
 }
 
+export interface QueueGrant {
+  readonly queue: QueueDefinition;
+  /** 'send' passes the queue URL in the definition's variable; 'consume' also lets the function change visibility. */
+  readonly access: 'send' | 'consume';
+}
+
+/**
+ * What invokes a function besides routes: the event source mappings. The CDK stack builds Lambda's
+ * mappings from these, and the local runtime its pollers, with the same settings.
+ */
+export type EventSourceSpec =
+  | {
+      readonly kind: 'stream';
+      readonly table: TableDefinition;
+      /** Records the mapping hands over without invoking the function for the rest. */
+      readonly filter: StreamFilter;
+      readonly batchSize: number;
+      /** Retries of a failing batch before it goes to the on-failure destination. */
+      readonly maxRetryAttempts: number;
+      readonly bisectBatchOnError: boolean;
+    }
+  | {
+      readonly kind: 'queue';
+      readonly queue: QueueDefinition;
+      readonly batchSize: number;
+      /** Invocations at once for this source: a slow receiver cannot take the whole account. */
+      readonly maxConcurrency: number;
+    };
+
 export interface RouteSpec {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway route syntax, e.g. /v1/profile/{companyNumber}. */
@@ -39,6 +77,10 @@ export interface FunctionSpec {
   readonly description: string;
   readonly routes: readonly RouteSpec[];
   readonly tables: readonly TableGrant[];
+  readonly queues?: readonly QueueGrant[];
+  readonly eventSources?: readonly EventSourceSpec[];
+  /** Deliveries may go to loopback receivers under the local runtime (never on AWS: see shared/webhooks/loopback). */
+  readonly loopbackReceivers?: boolean;
   /** 'sign' reads the private signing keys; 'rotate' is the Secrets Manager rotation function. */
   readonly signingKey?: 'sign' | 'rotate';
   readonly memoryMb?: number;
@@ -108,7 +150,7 @@ export const functions: readonly FunctionSpec[] = [
   {
     id: 'webhooks',
     entry: 'functions/webhooks/handler.ts',
-    description: "A client's webhook subscriptions: register, list, read, change, delete, rotate the signing secret",
+    description: "A client's webhook subscriptions: register, change, rotate the secret, test, and read and retry deliveries",
     routes: [
       { method: 'POST', path: '/v1/webhooks' },
       { method: 'GET', path: '/v1/webhooks' },
@@ -116,7 +158,59 @@ export const functions: readonly FunctionSpec[] = [
       { method: 'PATCH', path: '/v1/webhooks/{id}' },
       { method: 'DELETE', path: '/v1/webhooks/{id}' },
       { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret' },
+      { method: 'POST', path: '/v1/webhooks/{id}/test' },
+      { method: 'GET', path: '/v1/webhooks/{id}/deliveries' },
+      { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry' },
     ],
-    tables: [clientsRead, bearerProtected, { table: webhooksTable, access: 'readwrite' }],
+    tables: [
+      clientsRead,
+      bearerProtected,
+      { table: webhooksTable, access: 'readwrite' },
+      { table: deliveriesTable, access: 'read' },
+    ],
+    queues: [{ queue: deliveriesQueue, access: 'send' }],
+    loopbackReceivers: true,
+  },
+  {
+    id: 'changeDetector',
+    entry: 'functions/change-detector/handler.ts',
+    description: 'Companies stream: diffs each rewritten profile into change events and queues their fan-out',
+    routes: [],
+    tables: [{ table: watchesTable, access: 'read' }],
+    queues: [{ queue: fanoutQueue, access: 'send' }],
+    eventSources: [
+      { kind: 'stream', table: companiesTable, filter: PROFILE_CHANGE_FILTER, batchSize: 100, maxRetryAttempts: 10, bisectBatchOnError: true },
+    ],
+    timeoutSeconds: 30,
+  },
+  {
+    id: 'fanout',
+    entry: 'functions/fanout/handler.ts',
+    description: "Fans a change event out to a page of the company's watchers' ACTIVE subscriptions at a time",
+    routes: [],
+    tables: [
+      { table: watchesTable, access: 'read' },
+      { table: webhooksTable, access: 'read' },
+    ],
+    queues: [
+      { queue: fanoutQueue, access: 'consume' },
+      { queue: deliveriesQueue, access: 'send' },
+    ],
+    eventSources: [{ kind: 'queue', queue: fanoutQueue, batchSize: 1, maxConcurrency: 5 }],
+    timeoutSeconds: 60,
+  },
+  {
+    id: 'sender',
+    entry: 'functions/sender/handler.ts',
+    description: 'Signs and POSTs webhook deliveries, logs every attempt and schedules retries',
+    routes: [],
+    tables: [
+      { table: webhooksTable, access: 'readwrite' },
+      { table: deliveriesTable, access: 'readwrite' },
+    ],
+    queues: [{ queue: deliveriesQueue, access: 'consume' }],
+    eventSources: [{ kind: 'queue', queue: deliveriesQueue, batchSize: 10, maxConcurrency: 10 }],
+    loopbackReceivers: true,
+    timeoutSeconds: 30,
   },
 ];

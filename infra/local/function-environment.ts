@@ -11,6 +11,8 @@ export const FUNCTION_SETTINGS = [
   'TOKEN_FAILURES_PER_IP_PER_MINUTE',
   'TOKEN_FAILURES_PER_CLIENT_ID_PER_MINUTE',
   'CLIENT_CACHE_SECONDS',
+  'DELIVERY_RETRY_DELAYS',
+  'DISABLE_FAILING_WEBHOOKS_AFTER_DAYS',
   'POWERTOOLS_LOG_LEVEL',
 ] as const;
 
@@ -31,13 +33,15 @@ export interface LocalResources {
   readonly base: Readonly<Record<string, string>>;
   /** Physical table names by table id. */
   readonly tables: Readonly<Record<string, string>>;
+  /** Queue URLs by queue id. */
+  readonly queues: Readonly<Record<string, string>>;
   /** The local stand-in for the Secrets Manager secret that holds the signing keys. */
   readonly signingKeyFile: string;
   readonly settings: FunctionSettings;
 }
 
 /**
- * The environment of one function, as its catalogue entry grants it: the variables of the tables it
+ * The environment of one function, as its catalogue entry grants it: the variables of the tables and queues it
  * may use, the signing key location if it signs, the settings, and nothing of the runtime's own
  * process. The stack passes the same table variables (bindTable) and SIGNING_KEY_SECRET_ID in place
  * of SIGNING_KEY_FILE.
@@ -50,6 +54,12 @@ export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalRes
     if (name === undefined) throw new Error(`${spec.id} is granted the ${grant.table.id} table, which the runtime did not create`);
     env[grant.table.envVar] = name;
   }
+  for (const grant of spec.queues ?? []) {
+    const url = resources.queues[grant.queue.id];
+    if (url === undefined) throw new Error(`${spec.id} is granted the ${grant.queue.id} queue, which the runtime did not create`);
+    env[grant.queue.envVar] = url;
+  }
   if (spec.signingKey === 'sign') env.SIGNING_KEY_FILE = resources.signingKeyFile;
+  if (spec.loopbackReceivers) env.BUREAU_LOOPBACK_RECEIVERS = 'allow';
   return env;
 }

@@ -1,34 +1,27 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { QueueDefinition } from '../../shared/queues/queues';
 
-export interface QueueDefinition {
+/** A queue as the emulator creates it, with its physical names. */
+export interface LocalQueueSpec {
   readonly name: string;
   readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds?: number;
   /** Messages received this many times without being deleted move to the dead-letter queue. */
-  readonly dlq?: { readonly name: string; readonly maxReceiveCount: number };
+  readonly dlq?: { readonly name: string; readonly maxReceiveCount: number; readonly retentionSeconds?: number };
 }
 
-/** A queue of the local topology and the variable that carries its URL to the functions. */
-export interface LocalQueueDefinition extends QueueDefinition {
-  readonly id: string;
-  readonly envVar: string;
-  readonly dlqEnvVar?: string;
+/** Physical names used by the local runtime and the operator CLI's local target. */
+export const localQueueName = (def: QueueDefinition) => `bureau-${def.id}`;
+export const localDeadLetterQueueName = (def: QueueDefinition) => `bureau-${def.id}-dlq`;
+
+export function localQueueSpec(def: QueueDefinition): LocalQueueSpec {
+  return {
+    name: localQueueName(def),
+    visibilityTimeoutSeconds: def.visibilityTimeoutSeconds,
+    retentionSeconds: def.retentionSeconds,
+    dlq: { name: localDeadLetterQueueName(def), maxReceiveCount: def.deadLetter.maxReceiveCount, retentionSeconds: def.deadLetter.retentionSeconds },
+  };
 }
-
-/**
- * Webhook deliveries: the change detector sends, the sender receives and retries through visibility.
- * Twelve receives span about three days on the retry schedule (immediately, 5 s, 5 min, 30 min, 2 h,
- * 5 h, then every 10 h) before a message is parked in the dead-letter queue.
- */
-export const deliveriesQueue: LocalQueueDefinition = {
-  id: 'deliveries',
-  envVar: 'DELIVERIES_QUEUE_URL',
-  dlqEnvVar: 'DELIVERIES_DLQ_URL',
-  name: 'bureau-deliveries',
-  visibilityTimeoutSeconds: 60,
-  dlq: { name: 'bureau-deliveries-dlq', maxReceiveCount: 12 },
-};
-
-export const localQueues: readonly LocalQueueDefinition[] = [deliveriesQueue];
 
 export interface EnsuredQueue {
   readonly queueUrl: string;
@@ -51,12 +44,19 @@ async function createQueue(
 }
 
 /** Creates the queue (and its dead-letter queue first) when missing; CreateQueue is idempotent for equal attributes. */
-export async function ensureQueue(client: SQSClient, def: QueueDefinition): Promise<EnsuredQueue> {
-  const dlq = def.dlq ? await createQueue(client, def.dlq.name, {}) : undefined;
-  const attributes: Record<string, string> = { VisibilityTimeout: String(def.visibilityTimeoutSeconds) };
-  if (def.dlq && dlq) {
-    attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: def.dlq.maxReceiveCount });
+export async function ensureQueue(client: SQSClient, spec: LocalQueueSpec): Promise<EnsuredQueue> {
+  const dlq = spec.dlq
+    ? await createQueue(
+        client,
+        spec.dlq.name,
+        spec.dlq.retentionSeconds ? { MessageRetentionPeriod: String(spec.dlq.retentionSeconds) } : {},
+      )
+    : undefined;
+  const attributes: Record<string, string> = { VisibilityTimeout: String(spec.visibilityTimeoutSeconds) };
+  if (spec.retentionSeconds) attributes.MessageRetentionPeriod = String(spec.retentionSeconds);
+  if (spec.dlq && dlq) {
+    attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: spec.dlq.maxReceiveCount });
   }
-  const queue = await createQueue(client, def.name, attributes);
+  const queue = await createQueue(client, spec.name, attributes);
   return dlq ? { ...queue, dlq } : queue;
 }

@@ -8,6 +8,8 @@ export interface RuntimeInfo {
   readonly dynamodbEndpoint: string;
   readonly sqsEndpoint: string;
   readonly tables: Readonly<Record<string, string>>;
+  /** Queue URLs by id, dead-letter queues as `<id>-dlq`. */
+  readonly queues?: Readonly<Record<string, string>>;
   readonly startedAt: string;
 }
 

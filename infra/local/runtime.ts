@@ -2,16 +2,18 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { allQueues } from '../../shared/queues/queues';
 import { allTables, companiesTable } from '../../shared/storage/tables';
 import { functions } from '../catalogue';
 import { type DemoClient, runStartupHooks } from './bootstrap';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionEnvironment, settingsFrom } from './function-environment';
-import { localFunctionFromSpec } from './functions';
+import { startLocalEventSources } from './event-sources';
+import { type LocalFunction, localFunctionFromSpec } from './functions';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
-import { ensureQueue, localQueues } from './queues';
+import { ensureQueue, localQueueSpec } from './queues';
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
 import { type SeedOutcome, seedDemoCompanies } from './seed';
 
@@ -26,6 +28,8 @@ export interface LocalRuntimeOptions {
   readonly quiet?: boolean;
   /** Load the demo companies on first start (npm start does; tests load what they need). */
   readonly seedDemoData?: boolean;
+  /** Long-poll wait of the queue pollers; default 20 s (tests stop sooner with 1). */
+  readonly queueWaitSeconds?: number;
   readonly log?: (line: string) => void;
   readonly logError?: (message: string, error: unknown) => void;
   /**
@@ -47,6 +51,7 @@ export interface LocalRuntime {
   readonly sqsEndpoint: string;
   /** Physical table names by table id (clients, companies, watches). */
   readonly tables: Readonly<Record<string, string>>;
+  /** Queues by id, their dead-letter queues as `<id>-dlq`. */
   readonly queues: Readonly<Record<string, LocalQueueInfo>>;
   /** What the runtime provides: region, stand-in credentials, endpoints, every table and queue. */
   readonly env: Readonly<Record<string, string>>;
@@ -178,11 +183,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     cleanups.push(() => sqsClient.destroy());
     env.SQS_ENDPOINT = sqs.endpoint;
     const queues: Record<string, LocalQueueInfo> = {};
-    for (const def of localQueues) {
-      const queue = await ensureQueue(sqsClient, def);
+    for (const def of allQueues) {
+      const queue = await ensureQueue(sqsClient, localQueueSpec(def));
       queues[def.id] = { queueUrl: queue.queueUrl, queueArn: queue.queueArn };
       env[def.envVar] = queue.queueUrl;
-      if (def.dlqEnvVar && queue.dlq) env[def.dlqEnvVar] = queue.dlq.queueUrl;
+      if (queue.dlq) {
+        queues[`${def.id}-dlq`] = queue.dlq;
+        env[def.deadLetter.envVar] = queue.dlq.queueUrl;
+      }
     }
 
     const doc = createDocumentClient(client);
@@ -190,13 +198,37 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
     const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, SQS_ENDPOINT: sqs.endpoint };
     const functionEnvironments: Record<string, Record<string, string>> = {};
+    const queueUrls = Object.fromEntries(Object.entries(queues).map(([id, queue]) => [id, queue.queueUrl]));
+    const targets = new Map<string, LocalFunction>();
     const routes: HttpRoute[] = functions.flatMap((spec) => {
-      const granted = localFunctionEnvironment(spec, { base: resourceBase, tables, signingKeyFile: paths.signingKeys, settings });
+      const granted = localFunctionEnvironment(spec, {
+        base: resourceBase,
+        tables,
+        queues: queueUrls,
+        signingKeyFile: paths.signingKeys,
+        settings,
+      });
       functionEnvironments[spec.id] = granted;
       const target = localFunctionFromSpec(spec, { root: repositoryRoot, environment: granted, region });
+      targets.set(spec.id, target);
       cleanups.push(() => target.stop());
       return spec.routes.map((route) => ({ method: route.method, path: route.path, target }));
     });
+    const eventSources = await startLocalEventSources({
+      specs: functions,
+      targets,
+      dynamo: client,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqs: sqsClient,
+      tables,
+      queues,
+      streamCheckpointsDir: paths.streamCheckpoints,
+      failedStreamRecordsDir: paths.failedStreamRecords,
+      region,
+      log,
+      ...(options.queueWaitSeconds === undefined ? {} : { queueWaitSeconds: options.queueWaitSeconds }),
+    });
+    cleanups.push(() => eventSources.stop());
     const http = await startHttpServer({ port: requestedPort, routes, log: options.quiet ? undefined : log, logError });
     cleanups.push(() => http.stop());
 
@@ -222,6 +254,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint: sqs.endpoint,
       tables,
+      queues: queueUrls,
       startedAt: new Date().toISOString(),
     };
     writeRuntimeInfo(paths.runtime, info);

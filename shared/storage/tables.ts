@@ -77,7 +77,19 @@ export const webhooksTable: TableDefinition = {
   sortKey: S('sk'),
 };
 
-export const allTables: readonly TableDefinition[] = [clientsTable, companiesTable, watchesTable, webhooksTable];
+/**
+ * The delivery log, by subscription: pk `WEBHOOK#<subscriptionId>`; sk `DELIVERY#<deliveryId>` holds
+ * a delivery's event and state, sk `ATTEMPT#<time>#<deliveryId>#<n>` each attempt. Kept 30 days.
+ */
+export const deliveriesTable: TableDefinition = {
+  id: 'deliveries',
+  envVar: 'DELIVERIES_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  timeToLiveAttribute: 'expiresAt',
+};
+
+export const allTables: readonly TableDefinition[] = [clientsTable, companiesTable, watchesTable, webhooksTable, deliveriesTable];
 
 /** Physical table name from the function's environment; fails fast at cold start when unset. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

@@ -4,7 +4,15 @@ import type { Jurisdiction } from '../companies/profile';
 import { JURISDICTIONS } from '../companies/profile';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { WATCHES_BY_CLIENT_INDEX } from '../storage/tables';
-import { InvalidWatchCursorError, type ListWatchesOptions, type Watch, type WatchPage, type WatchStore } from './watch-store';
+import {
+  InvalidWatchCursorError,
+  type ListWatchesOptions,
+  type Watch,
+  type WatcherLookup,
+  type WatcherPage,
+  type WatchPage,
+  type WatchStore,
+} from './watch-store';
 
 const CURSOR_VERSION = 1;
 
@@ -50,7 +58,7 @@ function companyKeyOf(cursor: string): string {
   return pk;
 }
 
-export class DynamoWatchStore implements WatchStore {
+export class DynamoWatchStore implements WatchStore, WatcherLookup {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -100,5 +108,22 @@ export class DynamoWatchStore implements WatchStore {
     const items = ((result.Items ?? []) as WatchItem[]).map(watchOf);
     const last = result.LastEvaluatedKey?.pk;
     return typeof last === 'string' ? { items, nextCursor: cursorOf(last) } : { items };
+  }
+
+  async watchers(jurisdiction: Jurisdiction, companyNumber: string, options: { after?: string; limit: number }): Promise<WatcherPage> {
+    const pk = `${jurisdiction}#${companyNumber}`;
+    const result = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'sk',
+        Limit: options.limit,
+        ...(options.after === undefined ? {} : { ExclusiveStartKey: { pk, sk: options.after } }),
+      }),
+    );
+    const clientIds = ((result.Items ?? []) as Array<{ sk: string }>).map((item) => item.sk);
+    const next = result.LastEvaluatedKey?.sk;
+    return typeof next === 'string' ? { clientIds, next } : { clientIds };
   }
 }

@@ -29,6 +29,18 @@ export interface WatchStore {
   listWatches(clientId: string, options: ListWatchesOptions): Promise<WatchPage>;
 }
 
+/** One page of the clients watching a company, in client id order. */
+export interface WatcherPage {
+  readonly clientIds: readonly string[];
+  /** The last client id of this page when more may follow. */
+  readonly next?: string;
+}
+
+/** Who receives a company's change events: its watchers, read a bounded page at a time. */
+export interface WatcherLookup {
+  watchers(jurisdiction: Jurisdiction, companyNumber: string, options: { after?: string; limit: number }): Promise<WatcherPage>;
+}
+
 export class InvalidWatchCursorError extends Error {
   constructor() {
     super('The cursor is not one this API issued');

@@ -1,5 +1,12 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import {
   InvalidSubscriptionCursorError,
@@ -7,6 +14,7 @@ import {
   type SigningSecret,
   type Subscription,
   type SubscriptionChanges,
+  type SubscriptionDirectory,
   SubscriptionLimitError,
   SubscriptionNotFoundError,
   type SubscriptionPage,
@@ -14,8 +22,14 @@ import {
 } from './subscription';
 
 const SUBSCRIPTION_PREFIX = 'WEBHOOK#';
-/** One item per client counts its subscriptions, so the cap holds however many create at once. */
+/**
+ * One summary item per client counts its subscriptions, so the cap holds however many create at
+ * once, and holds the ids of its ACTIVE ones (activeIds), so a fan-out learns every watcher's
+ * endpoints with one batched read per hundred clients.
+ */
 const COUNT_SK = 'COUNT';
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_LIMIT = 100;
 const UPDATE_ATTEMPTS = 3;
 const SUBSCRIPTION_ID = /^wh_[A-Za-z0-9_-]{16}$/;
 
@@ -33,7 +47,7 @@ const failedCondition = (error: unknown, index: number) =>
   error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
 /** Subscriptions in the webhooks table, under their client's partition. */
-export class DynamoSubscriptionStore implements SubscriptionStore {
+export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionDirectory {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -48,9 +62,9 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
               Update: {
                 TableName: this.tableName,
                 Key: { pk: clientPk(subscription.clientId), sk: COUNT_SK },
-                UpdateExpression: 'ADD subscriptions :one',
+                UpdateExpression: 'ADD subscriptions :one, activeIds :ids',
                 ConditionExpression: 'attribute_not_exists(subscriptions) OR subscriptions < :max',
-                ExpressionAttributeValues: { ':one': 1, ':max': MAX_SUBSCRIPTIONS_PER_CLIENT },
+                ExpressionAttributeValues: { ':one': 1, ':max': MAX_SUBSCRIPTIONS_PER_CLIENT, ':ids': new Set([subscription.id]) },
               },
             },
             {
@@ -91,26 +105,108 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     return result.LastEvaluatedKey && last ? { items, nextCursor: encodeCursor({ after: last.id }) } : { items };
   }
 
+  /**
+   * Enabling adds the id to the client's active set before the status changes, disabling removes it
+   * after: a crash in between leaves at most an extra id, which the sender skips on reading the
+   * status, never an ACTIVE subscription that the fan-out misses.
+   */
   async update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription> {
     if (!SUBSCRIPTION_ID.test(id)) throw new SubscriptionNotFoundError(id);
-    const fields = { ...changes, updatedAt: at };
+    if (changes.status === 'ACTIVE') await this.changeActiveSet(clientId, id, 'ADD');
+    const fields: Record<string, unknown> = { ...changes, updatedAt: at };
+    const removed = changes.status === 'ACTIVE' ? ['disabledReason', 'failingSince'] : [];
     const names = Object.keys(fields);
+    let updated: Subscription;
     try {
       const result = await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keyOf(clientId, id),
-          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''}`,
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+          ExpressionAttributeNames: Object.fromEntries([...names, ...removed].map((name) => [`#${name}`, name])),
           ExpressionAttributeValues: Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value])),
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return subscriptionOf(result.Attributes as StoredSubscription);
+      updated = subscriptionOf(result.Attributes as StoredSubscription);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(id);
+      if (error instanceof ConditionalCheckFailedException) {
+        if (changes.status === 'ACTIVE') await this.changeActiveSet(clientId, id, 'DELETE');
+        throw new SubscriptionNotFoundError(id);
+      }
       throw error;
+    }
+    if (changes.status === 'DISABLED') await this.changeActiveSet(clientId, id, 'DELETE');
+    return updated;
+  }
+
+  private async changeActiveSet(clientId: string, id: string, action: 'ADD' | 'DELETE'): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: clientPk(clientId), sk: COUNT_SK },
+        UpdateExpression: `${action} activeIds :ids`,
+        ExpressionAttributeValues: { ':ids': new Set([id]) },
+      }),
+    );
+  }
+
+  async activeSubscriptionIds(clientIds: readonly string[]): Promise<Map<string, string[]>> {
+    const active = new Map<string, string[]>();
+    const unique = [...new Set(clientIds)];
+    const chunks: string[][] = [];
+    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) chunks.push(unique.slice(start, start + BATCH_GET_LIMIT));
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        let pending: Record<string, unknown>[] = chunk.map((clientId) => ({ pk: clientPk(clientId), sk: COUNT_SK }));
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+          const result = await this.doc.send(
+            new BatchGetCommand({
+              RequestItems: { [this.tableName]: { Keys: pending, ProjectionExpression: 'pk, activeIds', ConsistentRead: true } },
+            }),
+          );
+          for (const item of (result.Responses?.[this.tableName] ?? []) as Array<{ pk: string; activeIds?: Set<string> }>) {
+            if (item.activeIds && item.activeIds.size > 0) active.set(item.pk.slice('CLIENT#'.length), [...item.activeIds].sort());
+          }
+          pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+        }
+      }),
+    );
+    return active;
+  }
+
+  async markFailing(clientId: string, id: string, at: string): Promise<void> {
+    await this.conditionalUpdate(clientId, id, 'SET failingSince = if_not_exists(failingSince, :at)', 'attribute_exists(pk)', {
+      ':at': at,
+    });
+  }
+
+  async markHealthy(clientId: string, id: string): Promise<void> {
+    await this.conditionalUpdate(clientId, id, 'REMOVE failingSince', 'attribute_exists(failingSince)');
+  }
+
+  /** A subscription deleted, or already in the state wanted, meanwhile: nothing to do. */
+  private async conditionalUpdate(
+    clientId: string,
+    id: string,
+    expression: string,
+    condition: string,
+    values?: Record<string, unknown>,
+  ): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(clientId, id),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 
@@ -152,8 +248,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
               Update: {
                 TableName: this.tableName,
                 Key: { pk: clientPk(clientId), sk: COUNT_SK },
-                UpdateExpression: 'ADD subscriptions :minusOne',
-                ExpressionAttributeValues: { ':minusOne': -1 },
+                UpdateExpression: 'ADD subscriptions :minusOne DELETE activeIds :ids',
+                ExpressionAttributeValues: { ':minusOne': -1, ':ids': new Set([id]) },
               },
             },
           ],

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { isLoopbackHost } from './loopback';
 
 /**
  * Where a subscriber may ask to receive deliveries. Each rule has a stable name that the API reports
@@ -51,15 +52,21 @@ function literalAddress(hostname: string): string | undefined {
  * Checks a subscriber URL: https only, no user info, no fragment, at most MAX_URL_LENGTH characters,
  * and a host that is, or resolves only to, public addresses. The WHATWG parser has already turned
  * decimal, hex and octal IPv4 spellings (https://2130706433/, https://0x7f.1/) into dotted form.
- * Returns the URL as parsed, the form that is stored.
+ * Returns the URL as parsed, the form that is stored. With allowLoopback (the local runtime only),
+ * loopback receivers are accepted over http or https.
  */
-export async function checkEndpointUrl(text: string, resolve: HostResolver): Promise<string> {
+export async function checkEndpointUrl(text: string, resolve: HostResolver, options: { allowLoopback?: boolean } = {}): Promise<string> {
   if (text.length > MAX_URL_LENGTH) throw new EndpointUrlError('too_long', `url must be at most ${MAX_URL_LENGTH} characters long.`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new EndpointUrlError('not_a_url', 'url is not an absolute URL.');
+  }
+  if (options.allowLoopback && isLoopbackHost(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:')) {
+    if (url.username !== '' || url.password !== '') throw new EndpointUrlError('no_credentials', 'url must not carry a user name or password.');
+    if (url.hash !== '' || text.includes('#')) throw new EndpointUrlError('no_fragment', 'url must not have a fragment (#…).');
+    return url.href;
   }
   if (url.protocol !== 'https:') throw new EndpointUrlError('https_only', 'url must begin with https://.');
   if (url.username !== '' || url.password !== '')

@@ -22,6 +22,10 @@ export interface Subscription {
   readonly signingSecrets: readonly SigningSecret[];
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Why deliveries stopped, when the service disabled it (the endpoint answered 410, or kept failing). */
+  readonly disabledReason?: string;
+  /** The first failed attempt since the last success: how long the endpoint has been failing. */
+  readonly failingSince?: string;
 }
 
 /** Enough endpoints for a client's environments and teams; a bound on the fan-out per client and change. */
@@ -68,7 +72,10 @@ export interface SubscriptionPage {
 export interface SubscriptionChanges {
   readonly name?: string;
   readonly url?: string;
+  /** ACTIVE also clears disabledReason and failingSince: the endpoint starts afresh. */
   readonly status?: SubscriptionStatus;
+  /** With status DISABLED, when the service disables it. */
+  readonly disabledReason?: string;
 }
 
 /** Where subscriptions are kept, always within one client: another client's ids simply do not exist. */
@@ -79,4 +86,16 @@ export interface SubscriptionStore {
   update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription>;
   rotateSecret(clientId: string, id: string, next: SigningSecret, previousExpiresAt: string): Promise<Subscription>;
   delete(clientId: string, id: string): Promise<void>;
+}
+
+/** What the delivery pipeline needs beyond the client-facing operations. */
+export interface SubscriptionDirectory {
+  /** The ACTIVE subscription ids of each client given (clients without any are absent). */
+  activeSubscriptionIds(clientIds: readonly string[]): Promise<Map<string, string[]>>;
+  get(clientId: string, id: string): Promise<Subscription | undefined>;
+  update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription>;
+  /** Sets failingSince unless already set. */
+  markFailing(clientId: string, id: string, at: string): Promise<void>;
+  /** Clears failingSince after a success. */
+  markHealthy(clientId: string, id: string): Promise<void>;
 }

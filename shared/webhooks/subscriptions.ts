@@ -29,6 +29,8 @@ export interface SubscriptionsDeps {
   readonly store: SubscriptionStore;
   readonly resolve: HostResolver;
   readonly clock: () => Date;
+  /** Accept loopback receivers: the local runtime's demo only (see loopback.ts). */
+  readonly allowLoopback?: boolean;
 }
 
 /** What a client asks for; every field unchecked. */
@@ -98,7 +100,7 @@ export class Subscriptions {
   private async urlOf(value: unknown): Promise<string> {
     if (typeof value !== 'string') throw new InvalidSubscriptionError('url', 'url must be text beginning with https://.', 'not_a_url');
     try {
-      return await checkEndpointUrl(value, this.deps.resolve);
+      return await checkEndpointUrl(value, this.deps.resolve, { allowLoopback: this.deps.allowLoopback ?? false });
     } catch (error) {
       if (error instanceof EndpointUrlError) throw new InvalidSubscriptionError('url', error.message, error.rule);
       throw error;

@@ -11,6 +11,8 @@ import {
   SubscriptionLimitError,
   SubscriptionNotFoundError,
 } from './subscription';
+import type { Deliveries } from './deliveries';
+import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import { InvalidSubscriptionError, NothingToChangeError, type Subscriptions } from './subscriptions';
 
 export const WEBHOOKS_PATH = '/v1/webhooks';
@@ -27,6 +29,25 @@ export function representationOf(subscription: Subscription) {
     signingSecret: currentSecret(subscription).secret,
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,
+    disabledReason: subscription.disabledReason ?? null,
+    failingSince: subscription.failingSince ?? null,
+  };
+}
+
+/** One attempt in the delivery log; absent facts are null, so every item has the same fields. */
+export function attemptRepresentationOf(attempt: DeliveryAttempt) {
+  return {
+    deliveryId: attempt.deliveryId,
+    eventType: attempt.eventType,
+    idempotencyKey: attempt.idempotencyKey,
+    attempt: attempt.attempt,
+    attemptedAt: attempt.attemptedAt,
+    outcome: attempt.outcome,
+    httpStatus: attempt.httpStatus ?? null,
+    error: attempt.error ?? null,
+    errorMessage: attempt.errorMessage ?? null,
+    durationMs: attempt.durationMs,
+    nextAttemptAt: attempt.nextAttemptAt ?? null,
   };
 }
 
@@ -39,15 +60,18 @@ function httpErrorOf(error: unknown): unknown {
     return badRequest(`invalid_${error.field}`, error.message, { field: error.field, ...(error.rule ? { rule: error.rule } : {}) });
   }
   if (error instanceof NothingToChangeError) return badRequest('invalid_body', error.message);
+  if (error instanceof DeliveryNotFoundError)
+    return notFound('delivery_not_found', `No delivery with id "${error.deliveryId.slice(0, 40)}" for this webhook.`);
+  if (error instanceof InvalidAttemptCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
   if (error instanceof InvalidSubscriptionCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
   return error;
 }
 
 /**
- * /v1/webhooks and /v1/webhooks/{id}[/rotate-secret]: the caller's own subscriptions. The store is
- * keyed by client, so another client's id is a 404 like an unknown one.
+ * /v1/webhooks…: the caller's own subscriptions and their deliveries. The store is keyed by client,
+ * so another client's id is a 404 like an unknown one.
  */
-export function createWebhooksEndpoint(subscriptions: Subscriptions): ProtectedHandler {
+export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries: Deliveries): ProtectedHandler {
   async function route(request: HttpRequest, clientId: string): Promise<HttpResponse> {
     const id = request.pathParameters.id;
     if (id === undefined && request.method === 'POST') {
@@ -59,6 +83,10 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions): ProtectedH
       const page = await subscriptions.list(clientId, { limit: limitParam(request.query), ...(cursor === undefined ? {} : { cursor }) });
       return json(200, { items: page.items.map(representationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
     }
+    // What follows /v1/webhooks/{id}: '' or a sub-resource such as /rotate-secret.
+    const underId = request.path.slice(WEBHOOKS_PATH.length + 1);
+    const action = underId.includes('/') ? underId.slice(underId.indexOf('/')) : '';
+    if (action !== '') return subresource(request, clientId, id, action);
     switch (request.method) {
       case 'GET':
         return json(200, representationOf(await subscriptions.get(clientId, id)), NO_STORE);
@@ -71,14 +99,30 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions): ProtectedH
       case 'DELETE':
         await subscriptions.remove(clientId, id);
         return { status: 204, headers: NO_STORE };
-      case 'POST': {
-        // The one POST under an id: /v1/webhooks/{id}/rotate-secret.
-        const { subscription, previousExpiresAt } = await subscriptions.rotateSecret(clientId, id);
-        return json(200, { ...representationOf(subscription), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
-      }
       default:
         throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
     }
+  }
+
+  async function subresource(request: HttpRequest, clientId: string, id: string, action: string): Promise<HttpResponse> {
+    if (request.method === 'POST' && action === '/rotate-secret') {
+      const { subscription, previousExpiresAt } = await subscriptions.rotateSecret(clientId, id);
+      return json(200, { ...representationOf(subscription), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
+    }
+    if (request.method === 'POST' && action === '/test') {
+      const { deliveryId, event } = await deliveries.sendTest(clientId, id);
+      return json(202, { deliveryId, event }, NO_STORE);
+    }
+    if (request.method === 'GET' && action === '/deliveries') {
+      const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');
+      const page = await deliveries.attempts(clientId, id, { limit: limitParam(request.query), ...(cursor === undefined ? {} : { cursor }) });
+      return json(200, { items: page.items.map(attemptRepresentationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
+    }
+    const deliveryId = request.pathParameters.deliveryId;
+    if (request.method === 'POST' && deliveryId !== undefined && /^\/deliveries\/[^/]+\/retry$/.test(action)) {
+      return json(202, { ...(await deliveries.retry(clientId, id, deliveryId)), status: 'queued' }, NO_STORE);
+    }
+    throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
   }
 
   return async (request, principal) => {

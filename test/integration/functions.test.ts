@@ -35,6 +35,7 @@ function deployed(id: string, settings: Record<string, string> = {}): LocalFunct
   const environment = localFunctionEnvironment(spec, {
     base: { AWS_REGION: 'eu-west-2', DYNAMODB_ENDPOINT: tables.env.DYNAMODB_ENDPOINT as string },
     tables: tables.names,
+    queues: {},
     signingKeyFile: keyFile,
     settings,
   });

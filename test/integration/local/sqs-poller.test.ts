@@ -9,7 +9,7 @@ import {
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
-import { ensureQueue, type QueueDefinition } from '../../../infra/local/queues';
+import { ensureQueue, type LocalQueueSpec } from '../../../infra/local/queues';
 import { createSqsPoller, type SqsPoller, type SqsPollerOptions } from '../../../infra/local/sqs-poller';
 
 let local: LocalSqs;
@@ -29,7 +29,7 @@ afterAll(async () => {
   await local.stop();
 });
 
-async function queue(overrides: Partial<QueueDefinition> = {}) {
+async function queue(overrides: Partial<LocalQueueSpec> = {}) {
   const name = `q-${randomUUID().slice(0, 8)}`;
   return ensureQueue(sqs, { name, visibilityTimeoutSeconds: 1, ...overrides });
 }

@@ -3,7 +3,10 @@ import type { Principal } from '../../../shared/auth/tokens';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpResponse } from '../../../shared/http/types';
-import { webhooksTable } from '../../../shared/storage/tables';
+import { deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
+import { Deliveries } from '../../../shared/webhooks/deliveries';
+import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
+import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../../shared/webhooks/subscription';
 import { Subscriptions } from '../../../shared/webhooks/subscriptions';
@@ -12,18 +15,27 @@ import { createTestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
 
 let endpoint: ReturnType<typeof createWebhooksEndpoint>;
+let log: DynamoDeliveryLog;
 let now = new Date('2026-03-01T12:00:00.000Z');
+/** What the endpoint put on the deliveries queue. */
+const queued: DeliveryMessage[] = [];
 
 beforeAll(async () => {
-  const tables = await createTestTables([webhooksTable]);
-  endpoint = createWebhooksEndpoint(
-    new Subscriptions({
-      store: new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string),
-      resolve: async (hostname) =>
-        hostname === 'hooks.example.com' ? ['93.184.215.14'] : hostname === 'intranet.example.com' ? ['10.0.0.5'] : [],
-      clock: () => now,
-    }),
-  );
+  const tables = await createTestTables([webhooksTable, deliveriesTable]);
+  const subscriptions = new Subscriptions({
+    store: new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string),
+    resolve: async (hostname) =>
+      hostname === 'hooks.example.com' ? ['93.184.215.14'] : hostname === 'intranet.example.com' ? ['10.0.0.5'] : [],
+    clock: () => now,
+  });
+  log = new DynamoDeliveryLog(tables.doc, tables.names.deliveries as string, () => now);
+  const deliveries = new Deliveries({
+    subscriptions,
+    log,
+    queue: { send: async (messages) => void queued.push(...messages) },
+    clock: () => now,
+  });
+  endpoint = createWebhooksEndpoint(subscriptions, deliveries);
 });
 
 const principal = (clientId: string): Principal => ({ clientId, tokenId: 't', expiresAt: 2_000_000_000 });
@@ -34,12 +46,15 @@ async function call(
   method: string,
   path: string,
   body?: unknown,
-  options: { contentType?: string; id?: string; query?: string } = {},
+  options: { contentType?: string; id?: string; deliveryId?: string; query?: string } = {},
 ): Promise<HttpResponse> {
   const request = httpRequest({
     method,
     path,
-    pathParameters: options.id === undefined ? {} : { id: options.id },
+    pathParameters: {
+      ...(options.id === undefined ? {} : { id: options.id }),
+      ...(options.deliveryId === undefined ? {} : { deliveryId: options.deliveryId }),
+    },
     headers: body === undefined ? {} : { 'content-type': options.contentType ?? 'application/json' },
     body: body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body),
     ...(options.query === undefined ? {} : { query: options.query }),
@@ -72,6 +87,8 @@ describe('webhook subscriptions', () => {
       signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       createdAt: '2026-03-01T12:00:00.000Z',
       updatedAt: '2026-03-01T12:00:00.000Z',
+      disabledReason: null,
+      failingSince: null,
     });
     expect(Buffer.from((bodyOf(created).signingSecret as string).slice(6), 'base64')).toHaveLength(32);
     expect(read.body).toEqual(created.body);
@@ -189,5 +206,77 @@ describe('webhook subscriptions', () => {
     expect(bodyOf(empty)).toMatchObject({ status: 400, error: 'invalid_body' });
     expect(bodyOf(status)).toMatchObject({ status: 400, error: 'invalid_status', field: 'status' });
     expect(bodyOf(cursor)).toMatchObject({ status: 400, error: 'invalid_cursor' });
+  });
+});
+
+describe('deliveries of a subscription', () => {
+  it('a test event is queued for the subscription in the spec envelope, under its own type', async () => {
+    const id = bodyOf(await register('client-t')).id as string;
+    const response = await call('client-t', 'POST', `/v1/webhooks/${id}/test`, undefined, { id });
+    expect(response.status).toBe(202);
+    const { deliveryId, event } = bodyOf(response) as { deliveryId: string; event: Record<string, unknown> };
+    expect(event).toMatchObject({ type: 'webhook.test', apiVersion: 'v1', block: null, data: { jurisdiction: null, companyNumber: null } });
+    expect(queued.at(-1)).toEqual({ deliveryId, clientId: 'client-t', subscriptionId: id, envelope: event });
+  });
+
+  it('another client can neither test, list nor retry it', async () => {
+    const id = bodyOf(await register('client-u')).id as string;
+    const sent = queued.length;
+    expect((await call('client-v', 'POST', `/v1/webhooks/${id}/test`, undefined, { id })).status).toBe(404);
+    expect((await call('client-v', 'GET', `/v1/webhooks/${id}/deliveries`, undefined, { id })).status).toBe(404);
+    const retry = await call('client-v', 'POST', `/v1/webhooks/${id}/deliveries/msg_${'a'.repeat(27)}/retry`, undefined, {
+      id,
+      deliveryId: `msg_${'a'.repeat(27)}`,
+    });
+    expect(retry.status).toBe(404);
+    expect(queued.length).toBe(sent);
+  });
+
+  it('lists attempts newest first in pages, and retries a logged delivery; an unknown delivery is a 404', async () => {
+    const id = bodyOf(await register('client-w')).id as string;
+    const envelope = {
+      type: 'profile.changed' as const,
+      apiVersion: 'v1' as const,
+      occurredAt: now.toISOString(),
+      idempotencyKey: 'profile.changed:GB:00000001:riskOfFailure:v2',
+      block: 'riskOfFailure' as const,
+      data: { jurisdiction: 'GB' as const, companyNumber: '00000001' },
+    };
+    const deliveryId = `msg_${'b'.repeat(27)}`;
+    for (const attempt of [1, 2, 3]) {
+      const attemptedAt = new Date(now.getTime() + attempt * 1000).toISOString();
+      await log.record(
+        { deliveryId, clientId: 'client-w', subscriptionId: id, envelope, status: 'pending', attempts: attempt, lastAttemptAt: attemptedAt },
+        {
+          deliveryId,
+          eventType: envelope.type,
+          idempotencyKey: envelope.idempotencyKey,
+          attempt,
+          attemptedAt,
+          outcome: 'failed',
+          httpStatus: 500,
+          durationMs: 12,
+        },
+      );
+    }
+    const first = await call('client-w', 'GET', `/v1/webhooks/${id}/deliveries`, undefined, { id, query: 'limit=2' });
+    expect(first.status).toBe(200);
+    const page = bodyOf(first) as { items: Array<Record<string, unknown>>; nextCursor: string };
+    expect(page.items.map((item) => item.attempt)).toEqual([3, 2]);
+    expect(page.items[0]).toMatchObject({ deliveryId, outcome: 'failed', httpStatus: 500, error: null, nextAttemptAt: null });
+    const second = await call('client-w', 'GET', `/v1/webhooks/${id}/deliveries`, undefined, {
+      id,
+      query: `limit=2&cursor=${encodeURIComponent(page.nextCursor)}`,
+    });
+    expect((bodyOf(second).items as Array<Record<string, unknown>>).map((item) => item.attempt)).toEqual([1]);
+    expect((await call('client-w', 'GET', `/v1/webhooks/${id}/deliveries`, undefined, { id, query: 'cursor=nonsense' })).status).toBe(400);
+
+    const retried = await call('client-w', 'POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, undefined, { id, deliveryId });
+    expect(retried.status).toBe(202);
+    expect(queued.at(-1)).toEqual({ deliveryId, clientId: 'client-w', subscriptionId: id, envelope, manual: true });
+    const unknown = `msg_${'c'.repeat(27)}`;
+    const missing = await call('client-w', 'POST', `/v1/webhooks/${id}/deliveries/${unknown}/retry`, undefined, { id, deliveryId: unknown });
+    expect(missing.status).toBe(404);
+    expect((bodyOf(missing) as { error: string }).error).toBe('delivery_not_found');
   });
 });

@@ -1,0 +1,32 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { DynamoDBRecord, DynamoDBStreamHandler } from 'aws-lambda';
+import { logger } from '../../shared/observability/logger';
+import { fanoutQueue, queueUrl } from '../../shared/queues/queues';
+import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
+import { sharedDocumentClient } from '../../shared/storage/dynamo';
+import { tableName, watchesTable } from '../../shared/storage/tables';
+import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
+import { ChangeDetector, type FanoutTask } from '../../shared/webhooks/change-detector';
+import { profileChangeOf } from '../../shared/webhooks/profile-stream-record';
+
+/** Companies stream → change events → one fan-out task per event on the fan-out queue. */
+const detector = new ChangeDetector({
+  watchers: new DynamoWatchStore(sharedDocumentClient(), tableName(watchesTable)),
+  tasks: new JsonQueue<FanoutTask>(createSqsClient(), queueUrl(fanoutQueue)),
+});
+const processor = new BatchProcessor(EventType.DynamoDBStreams);
+
+async function detect(record: DynamoDBRecord): Promise<void> {
+  const change = profileChangeOf(record);
+  if (!change) return;
+  const events = await detector.detect(change);
+  if (events.length > 0) {
+    logger.info('change events queued for fan-out', {
+      company: `${change.after.jurisdiction}:${change.after.companyNumber}`,
+      version: change.after.version,
+      events: events.map((event) => event.idempotencyKey),
+    });
+  }
+}
+
+export const handler: DynamoDBStreamHandler = (event, context) => processPartialResponse(event, detect, processor, { context });

@@ -1,0 +1,55 @@
+import { MAX_DELIVERY_ATTEMPTS } from '../webhooks/retry-schedule';
+
+/**
+ * The one definition of every SQS queue, as shared/storage/tables.ts is for tables: the CDK stack and
+ * the local runtime build their queues from these records.
+ */
+export interface QueueDefinition {
+  /** Logical name: the CDK construct id and the local queue name. */
+  readonly id: string;
+  /** Environment variable that carries the queue URL to the functions that send to it. */
+  readonly envVar: string;
+  readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  /** Messages received this many times without being deleted move to the dead-letter queue. */
+  readonly deadLetter: { readonly maxReceiveCount: number; readonly retentionSeconds: number; readonly envVar: string };
+}
+
+const DAY = 24 * 3600;
+/** SQS's maximum: time to notice a parked message and redrive it. */
+const FOURTEEN_DAYS = 14 * DAY;
+
+/**
+ * One message per change event and page of watchers: the fan-out function reads a page, queues its
+ * deliveries and queues the next page, so a company watched by any number of clients is fanned out
+ * in bounded steps. Visibility is six times the fan-out function's timeout.
+ */
+export const fanoutQueue: QueueDefinition = {
+  id: 'fanout',
+  envVar: 'FANOUT_QUEUE_URL',
+  visibilityTimeoutSeconds: 360,
+  retentionSeconds: FOURTEEN_DAYS,
+  deadLetter: { maxReceiveCount: 5, retentionSeconds: FOURTEEN_DAYS, envVar: 'FANOUT_DLQ_URL' },
+};
+
+/**
+ * One message per delivery (event × subscription). The sender retries through visibility on the
+ * retry schedule; retention outlasts the whole schedule (about three days) with room to spare.
+ * Visibility is six times the sender's timeout: it only matters when a sender dies mid-batch.
+ */
+export const deliveriesQueue: QueueDefinition = {
+  id: 'deliveries',
+  envVar: 'DELIVERIES_QUEUE_URL',
+  visibilityTimeoutSeconds: 180,
+  retentionSeconds: FOURTEEN_DAYS,
+  deadLetter: { maxReceiveCount: MAX_DELIVERY_ATTEMPTS, retentionSeconds: FOURTEEN_DAYS, envVar: 'DELIVERIES_DLQ_URL' },
+};
+
+export const allQueues: readonly QueueDefinition[] = [fanoutQueue, deliveriesQueue];
+
+/** The queue URL from the function's environment; fails fast at cold start when unset. */
+export function queueUrl(def: QueueDefinition, env: NodeJS.ProcessEnv = process.env): string {
+  const url = env[def.envVar];
+  if (!url) throw new Error(`${def.envVar} is not set`);
+  return url;
+}

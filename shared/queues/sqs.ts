@@ -1,0 +1,70 @@
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  SQSClient,
+  type SQSClientConfig,
+} from '@aws-sdk/client-sqs';
+
+/** SQS_ENDPOINT points the SDK at the local emulator, whose queue URL host names do not resolve. */
+export function createSqsClient(env: NodeJS.ProcessEnv = process.env): SQSClient {
+  const config: SQSClientConfig = {};
+  if (env.SQS_ENDPOINT) {
+    config.endpoint = env.SQS_ENDPOINT;
+    config.region = env.AWS_REGION ?? 'eu-west-2';
+    config.credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' };
+  }
+  return new SQSClient(config);
+}
+
+/** SendMessageBatch takes at most ten entries. */
+const SEND_BATCH = 10;
+const SEND_ATTEMPTS = 5;
+/** Batches in flight at once: enough to keep a page of deliveries moving, few enough to be polite. */
+const SEND_CONCURRENCY = 8;
+
+export class PartialSendError extends Error {
+  constructor(failed: number, reason: string) {
+    super(`${failed} message(s) could not be queued: ${reason}`);
+    this.name = 'PartialSendError';
+  }
+}
+
+/**
+ * Queues JSON messages in batches of ten, retrying the entries SQS refuses, and throws if any is
+ * still refused: the caller's own message is then retried, and nothing is acknowledged unsent.
+ */
+export class JsonQueue<T> {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async send(messages: readonly T[]): Promise<void> {
+    const batches: T[][] = [];
+    for (let start = 0; start < messages.length; start += SEND_BATCH) batches.push(messages.slice(start, start + SEND_BATCH));
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) await this.sendBatch(batches[next++] as T[]);
+    };
+    await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, batches.length) }, worker));
+  }
+
+  private async sendBatch(batch: readonly T[]): Promise<void> {
+    let entries: SendMessageBatchRequestEntry[] = batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) }));
+    let reason = '';
+    for (let attempt = 0; attempt < SEND_ATTEMPTS && entries.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      const result = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
+      const failed = new Set((result.Failed ?? []).map((failure) => failure.Id));
+      reason = (result.Failed ?? []).map((failure) => `${failure.Code}: ${failure.Message}`).join('; ');
+      entries = entries.filter((entry) => failed.has(entry.Id));
+    }
+    if (entries.length > 0) throw new PartialSendError(entries.length, reason);
+  }
+}
+
+/** Makes a received message visible again after `seconds`: how the sender schedules a retry. */
+export async function delayRedelivery(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
+  await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
+}

@@ -1,0 +1,73 @@
+import type { WebhookEnvelope } from './events';
+
+/** One event for one subscription: what the fan-out queues and the sender receives. */
+export interface DeliveryMessage {
+  readonly deliveryId: string;
+  readonly clientId: string;
+  readonly subscriptionId: string;
+  readonly envelope: WebhookEnvelope;
+  /** Sent again on request: delivered even if an earlier attempt succeeded. */
+  readonly manual?: boolean;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
+
+/** Why an attempt did not deliver, when no HTTP status says it. */
+export type AttemptError = string;
+
+export interface DeliveryAttempt {
+  readonly deliveryId: string;
+  readonly eventType: string;
+  readonly idempotencyKey: string;
+  /** 1 for the first attempt; manual retries go on counting. */
+  readonly attempt: number;
+  readonly attemptedAt: string;
+  readonly outcome: 'delivered' | 'failed' | 'dropped';
+  readonly httpStatus?: number;
+  readonly error?: AttemptError;
+  readonly errorMessage?: string;
+  readonly durationMs: number;
+  /** When the next attempt is due; absent when none will follow. */
+  readonly nextAttemptAt?: string;
+}
+
+export interface DeliveryRecord {
+  readonly deliveryId: string;
+  readonly clientId: string;
+  readonly subscriptionId: string;
+  readonly envelope: WebhookEnvelope;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly lastAttemptAt: string;
+  readonly nextAttemptAt?: string;
+}
+
+export interface AttemptPage {
+  readonly items: readonly DeliveryAttempt[];
+  readonly nextCursor?: string;
+}
+
+/** How long the log keeps a delivery and its attempts. */
+export const DELIVERY_LOG_DAYS = 30;
+
+export interface DeliveryLog {
+  read(subscriptionId: string, deliveryId: string): Promise<DeliveryRecord | undefined>;
+  /** The delivery's new state and the attempt that led to it, written together. */
+  record(delivery: DeliveryRecord, attempt: DeliveryAttempt): Promise<void>;
+  /** Attempts newest first, within the last DELIVERY_LOG_DAYS. */
+  attempts(subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage>;
+}
+
+export class InvalidAttemptCursorError extends Error {
+  constructor() {
+    super('The cursor is not one this listing returned');
+    this.name = 'InvalidAttemptCursorError';
+  }
+}
+
+export class DeliveryNotFoundError extends Error {
+  constructor(readonly deliveryId: string) {
+    super(`No delivery with id "${deliveryId}"`);
+    this.name = 'DeliveryNotFoundError';
+  }
+}

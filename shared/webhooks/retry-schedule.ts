@@ -1,0 +1,64 @@
+/**
+ * When a failed delivery is tried again: the delay after attempt n is RETRY_DELAYS_SECONDS[n-1].
+ * Twelve attempts span about 2 days 20 hours (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, then every
+ * 10 h); SQS caps a message's visibility at 12 h, which bounds every delay.
+ */
+export const RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 36_000, 36_000, 36_000, 36_000];
+
+/** Attempts a delivery gets before it goes to the dead-letter queue: the first and one per delay. */
+export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+
+/** SQS's ceiling on ChangeMessageVisibility. */
+export const MAX_RETRY_DELAY_SECONDS = 12 * 3600;
+
+/** ±10 %, so receivers that failed together are not retried together. */
+const JITTER = 0.1;
+
+export interface RetryPolicy {
+  readonly delaysSeconds: readonly number[];
+  /** Uniform in [0, 1). */
+  readonly random?: () => number;
+}
+
+/**
+ * The delay before the attempt after `attempt` (1-based), or undefined when none is left. A
+ * receiver's Retry-After is honoured when it asks for longer than the schedule, up to the SQS cap;
+ * it can never make a retry sooner.
+ */
+export function nextRetryDelaySeconds(attempt: number, policy: RetryPolicy, retryAfterSeconds?: number): number | undefined {
+  const scheduled = policy.delaysSeconds[attempt - 1];
+  if (scheduled === undefined) return undefined;
+  const random = policy.random ?? Math.random;
+  const jittered = Math.round(scheduled * (1 - JITTER + 2 * JITTER * random()));
+  const asked = retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) ? retryAfterSeconds : 0;
+  return Math.min(MAX_RETRY_DELAY_SECONDS, Math.max(jittered, Math.ceil(asked)));
+}
+
+/**
+ * DELIVERY_RETRY_DELAYS overrides the schedule (comma-separated seconds) with the same number of
+ * entries, since the queue's maxReceiveCount is built from the default; used to compress time.
+ */
+export function retryDelaysFrom(env: NodeJS.ProcessEnv): readonly number[] {
+  const raw = env.DELIVERY_RETRY_DELAYS?.trim();
+  if (!raw) return RETRY_DELAYS_SECONDS;
+  const delays = raw.split(',').map((part) => Number(part.trim()));
+  if (
+    delays.length !== RETRY_DELAYS_SECONDS.length ||
+    delays.some((delay) => !Number.isInteger(delay) || delay < 0 || delay > MAX_RETRY_DELAY_SECONDS)
+  ) {
+    throw new Error(
+      `DELIVERY_RETRY_DELAYS must list ${RETRY_DELAYS_SECONDS.length} whole numbers of seconds from 0 to ${MAX_RETRY_DELAY_SECONDS}`,
+    );
+  }
+  return delays;
+}
+
+/** Parses Retry-After: delay-seconds or an HTTP date. */
+export function retryAfterSeconds(header: string | undefined, now: Date): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d{1,9}$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
