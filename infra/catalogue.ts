@@ -1,14 +1,7 @@
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
 import { deliveriesQueue, fanoutQueue, type QueueDefinition } from '../shared/queues/queues';
-import {
-  clientsTable,
-  companiesTable,
-  deliveriesTable,
-  type TableDefinition,
-  watchesTable,
-  webhooksTable,
-} from '../shared/storage/tables';
+import { clientsTable, companiesTable, deliveriesTable, type TableDefinition, watchesTable, webhooksTable } from '../shared/storage/tables';
 import { PROFILE_CHANGE_FILTER, type StreamFilter } from '../shared/webhooks/profile-stream-record';
 
 /**
@@ -162,12 +155,7 @@ export const functions: readonly FunctionSpec[] = [
       { method: 'GET', path: '/v1/webhooks/{id}/deliveries' },
       { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry' },
     ],
-    tables: [
-      clientsRead,
-      bearerProtected,
-      { table: webhooksTable, access: 'readwrite' },
-      { table: deliveriesTable, access: 'read' },
-    ],
+    tables: [clientsRead, bearerProtected, { table: webhooksTable, access: 'readwrite' }, { table: deliveriesTable, access: 'read' }],
     queues: [{ queue: deliveriesQueue, access: 'send' }],
     loopbackReceivers: true,
   },
@@ -179,7 +167,14 @@ export const functions: readonly FunctionSpec[] = [
     tables: [{ table: watchesTable, access: 'read' }],
     queues: [{ queue: fanoutQueue, access: 'send' }],
     eventSources: [
-      { kind: 'stream', table: companiesTable, filter: PROFILE_CHANGE_FILTER, batchSize: 100, maxRetryAttempts: 10, bisectBatchOnError: true },
+      {
+        kind: 'stream',
+        table: companiesTable,
+        filter: PROFILE_CHANGE_FILTER,
+        batchSize: 100,
+        maxRetryAttempts: 10,
+        bisectBatchOnError: true,
+      },
     ],
     timeoutSeconds: 30,
   },

@@ -35,7 +35,12 @@ async function send(record: SQSRecord): Promise<void> {
   const outcome = await sender.send(message, Number(record.attributes.ApproximateReceiveCount ?? '1'));
   const context = { deliveryId: message.deliveryId, subscriptionId: message.subscriptionId, event: message.envelope.idempotencyKey };
   if ('attempt' in outcome) logger.info('delivery attempt', { ...context, ...outcome.attempt, then: outcome.kind });
-  else logger.info('delivery not attempted', { ...context, outcome: outcome.kind, ...('reason' in outcome ? { reason: outcome.reason } : {}) });
+  else
+    logger.info('delivery not attempted', {
+      ...context,
+      outcome: outcome.kind,
+      ...('reason' in outcome ? { reason: outcome.reason } : {}),
+    });
   if (outcome.kind === 'retry') {
     await delayRedelivery(sqs, deliveriesUrl, record.receiptHandle, outcome.delaySeconds);
     throw new DeliveryPending(`retry in ${outcome.delaySeconds} s`);

@@ -19,7 +19,11 @@ export function localQueueSpec(def: QueueDefinition): LocalQueueSpec {
     name: localQueueName(def),
     visibilityTimeoutSeconds: def.visibilityTimeoutSeconds,
     retentionSeconds: def.retentionSeconds,
-    dlq: { name: localDeadLetterQueueName(def), maxReceiveCount: def.deadLetter.maxReceiveCount, retentionSeconds: def.deadLetter.retentionSeconds },
+    dlq: {
+      name: localDeadLetterQueueName(def),
+      maxReceiveCount: def.deadLetter.maxReceiveCount,
+      retentionSeconds: def.deadLetter.retentionSeconds,
+    },
   };
 }
 

@@ -1,15 +1,15 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { allQueues } from '../../shared/queues/queues';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { allQueues } from '../../shared/queues/queues';
 import { allTables, companiesTable } from '../../shared/storage/tables';
 import { functions } from '../catalogue';
 import { type DemoClient, runStartupHooks } from './bootstrap';
 import { startDynamoDbLocal } from './dynamodb-local';
+import { startLocalEventSources } from './event-sources';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionEnvironment, settingsFrom } from './function-environment';
-import { startLocalEventSources } from './event-sources';
 import { type LocalFunction, localFunctionFromSpec } from './functions';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
@@ -225,7 +225,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       streamCheckpointsDir: paths.streamCheckpoints,
       failedStreamRecordsDir: paths.failedStreamRecords,
       region,
-      log,
+      // Retries and failed batches are news on a console, noise in a test.
+      log: options.quiet ? () => {} : log,
       ...(options.queueWaitSeconds === undefined ? {} : { queueWaitSeconds: options.queueWaitSeconds }),
     });
     cleanups.push(() => eventSources.stop());

@@ -51,7 +51,10 @@ export class JsonQueue<T> {
   }
 
   private async sendBatch(batch: readonly T[]): Promise<void> {
-    let entries: SendMessageBatchRequestEntry[] = batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) }));
+    let entries: SendMessageBatchRequestEntry[] = batch.map((message, index) => ({
+      Id: String(index),
+      MessageBody: JSON.stringify(message),
+    }));
     let reason = '';
     for (let attempt = 0; attempt < SEND_ATTEMPTS && entries.length > 0; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));

@@ -63,7 +63,11 @@ function vettedLookup(resolve: typeof dnsLookup, allowLoopback: boolean): Lookup
 
 function errorKind(error: unknown): TransportErrorKind {
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError)
+  if (
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    error instanceof errors.ConnectTimeoutError
+  )
     return 'timeout';
   if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') return 'timeout';
   if (code === 'EADDRNOTPUBLIC') return 'address_not_public';

@@ -36,7 +36,11 @@ export class DynamoDeliveryLog implements DeliveryLog {
   async read(subscriptionId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
     if (!DELIVERY_ID.test(deliveryId)) return undefined;
     const result = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: partition(subscriptionId), sk: `DELIVERY#${deliveryId}` }, ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: partition(subscriptionId), sk: `DELIVERY#${deliveryId}` },
+        ConsistentRead: true,
+      }),
     );
     return result.Item && strip(result.Item as DeliveryRecord);
   }

@@ -64,7 +64,8 @@ export async function checkEndpointUrl(text: string, resolve: HostResolver, opti
     throw new EndpointUrlError('not_a_url', 'url is not an absolute URL.');
   }
   if (options.allowLoopback && isLoopbackHost(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:')) {
-    if (url.username !== '' || url.password !== '') throw new EndpointUrlError('no_credentials', 'url must not carry a user name or password.');
+    if (url.username !== '' || url.password !== '')
+      throw new EndpointUrlError('no_credentials', 'url must not carry a user name or password.');
     if (url.hash !== '' || text.includes('#')) throw new EndpointUrlError('no_fragment', 'url must not have a fragment (#…).');
     return url.href;
   }

@@ -34,12 +34,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function envelope(
-  type: ProfileEventType,
-  after: CompanyProfile,
-  block: BlockName,
-  idempotencyKey: string,
-): WebhookEnvelope {
+function envelope(type: ProfileEventType, after: CompanyProfile, block: BlockName, idempotencyKey: string): WebhookEnvelope {
   return {
     type,
     apiVersion: 'v1',

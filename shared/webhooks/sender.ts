@@ -1,5 +1,5 @@
-import type { DeliveryAttempt, DeliveryLog, DeliveryMessage, DeliveryRecord } from './delivery-log';
 import type { PostResult } from './delivery-client';
+import type { DeliveryAttempt, DeliveryLog, DeliveryMessage, DeliveryRecord } from './delivery-log';
 import { nextRetryDelaySeconds, type RetryPolicy, retryAfterSeconds } from './retry-schedule';
 import { signedHeaders } from './signature';
 import type { Subscription, SubscriptionDirectory } from './subscription';
@@ -74,8 +74,7 @@ export class WebhookSender {
     const headers = signedHeaders(subscription.signingSecrets, message.deliveryId, now, body);
     const result = await this.deps.client.post(subscription.url, headers, body);
     const base = { ...this.attemptBase(message, number, now), durationMs: result.durationMs };
-    const answer =
-      result.kind === 'response' ? { httpStatus: result.status } : { error: result.error, errorMessage: result.message };
+    const answer = result.kind === 'response' ? { httpStatus: result.status } : { error: result.error, errorMessage: result.message };
 
     if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
       const attempt: DeliveryAttempt = { ...base, ...answer, outcome: 'delivered' };
@@ -134,6 +133,11 @@ export class WebhookSender {
   }
 
   private async disable(subscription: Subscription, reason: string, now: Date): Promise<void> {
-    await this.deps.subscriptions.update(subscription.clientId, subscription.id, { status: 'DISABLED', disabledReason: reason }, now.toISOString());
+    await this.deps.subscriptions.update(
+      subscription.clientId,
+      subscription.id,
+      { status: 'DISABLED', disabledReason: reason },
+      now.toISOString(),
+    );
   }
 }

@@ -4,6 +4,8 @@ import { badRequest, HttpError, notFound } from '../http/errors';
 import { jsonObjectBody } from '../http/json-body';
 import { json } from '../http/responses';
 import type { HttpRequest, HttpResponse } from '../http/types';
+import type { Deliveries } from './deliveries';
+import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import {
   currentSecret,
   InvalidSubscriptionCursorError,
@@ -11,8 +13,6 @@ import {
   SubscriptionLimitError,
   SubscriptionNotFoundError,
 } from './subscription';
-import type { Deliveries } from './deliveries';
-import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import { InvalidSubscriptionError, NothingToChangeError, type Subscriptions } from './subscriptions';
 
 export const WEBHOOKS_PATH = '/v1/webhooks';
@@ -115,7 +115,10 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
     }
     if (request.method === 'GET' && action === '/deliveries') {
       const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');
-      const page = await deliveries.attempts(clientId, id, { limit: limitParam(request.query), ...(cursor === undefined ? {} : { cursor }) });
+      const page = await deliveries.attempts(clientId, id, {
+        limit: limitParam(request.query),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       return json(200, { items: page.items.map(attemptRepresentationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
     }
     const deliveryId = request.pathParameters.deliveryId;

@@ -246,7 +246,15 @@ describe('deliveries of a subscription', () => {
     for (const attempt of [1, 2, 3]) {
       const attemptedAt = new Date(now.getTime() + attempt * 1000).toISOString();
       await log.record(
-        { deliveryId, clientId: 'client-w', subscriptionId: id, envelope, status: 'pending', attempts: attempt, lastAttemptAt: attemptedAt },
+        {
+          deliveryId,
+          clientId: 'client-w',
+          subscriptionId: id,
+          envelope,
+          status: 'pending',
+          attempts: attempt,
+          lastAttemptAt: attemptedAt,
+        },
         {
           deliveryId,
           eventType: envelope.type,
@@ -275,7 +283,10 @@ describe('deliveries of a subscription', () => {
     expect(retried.status).toBe(202);
     expect(queued.at(-1)).toEqual({ deliveryId, clientId: 'client-w', subscriptionId: id, envelope, manual: true });
     const unknown = `msg_${'c'.repeat(27)}`;
-    const missing = await call('client-w', 'POST', `/v1/webhooks/${id}/deliveries/${unknown}/retry`, undefined, { id, deliveryId: unknown });
+    const missing = await call('client-w', 'POST', `/v1/webhooks/${id}/deliveries/${unknown}/retry`, undefined, {
+      id,
+      deliveryId: unknown,
+    });
     expect(missing.status).toBe(404);
     expect((bodyOf(missing) as { error: string }).error).toBe('delivery_not_found');
   });
