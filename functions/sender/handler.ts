@@ -34,7 +34,7 @@ async function send(record: SQSRecord): Promise<void> {
   const message = JSON.parse(record.body) as DeliveryMessage;
   const outcome = await sender.send(message, Number(record.attributes.ApproximateReceiveCount ?? '1'));
   const context = { deliveryId: message.deliveryId, subscriptionId: message.subscriptionId, event: message.envelope.idempotencyKey };
-  if ('attempt' in outcome) logger.info('delivery attempt', { ...context, ...outcome.attempt, then: outcome.kind });
+  if ('attempt' in outcome) logger.info('delivery attempt', { ...context, ...outcome.attempt, next: outcome.kind });
   else
     logger.info('delivery not attempted', {
       ...context,

@@ -43,8 +43,11 @@ const api = async (path: string, init: { method?: string; body?: unknown; token?
     },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
-  return { status: response.status, body: response.status === 204 ? undefined : ((await response.json()) as Record<string, any>) };
+  return { status: response.status, body: response.status === 204 ? undefined : ((await response.json()) as Record<string, Loose>) };
 };
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are read loosely; the assertions check their shape
+type Loose = any;
 
 let companies = 18_100_000;
 /** A company in the register that the caller (the demo client unless told) has fetched. */
@@ -64,7 +67,7 @@ async function subscribe(path: string, callerToken = token): Promise<{ id: strin
 }
 
 const to = (path: string) => (delivery: ReceivedDelivery) => delivery.path === path;
-const envelopeOf = (delivery: ReceivedDelivery) => JSON.parse(delivery.body) as Record<string, any>;
+const envelopeOf = (delivery: ReceivedDelivery) => JSON.parse(delivery.body) as Record<string, Loose>;
 
 async function secondClient(): Promise<string> {
   const registry = new DynamoClientRegistry(
@@ -191,7 +194,7 @@ describe('delivery', () => {
 
     expect(new Set(attempts.map((delivery) => delivery.headers['webhook-id'])).size).toBe(1);
     await expect
-      .poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries`)).body?.items.map((item: any) => item.outcome))
+      .poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries`)).body?.items.map((item: Loose) => item.outcome))
       .toEqual(['delivered', 'failed', 'failed']);
     const log = (await api(`/v1/webhooks/${subscription.id}/deliveries`)).body?.items;
     expect(log[1]).toMatchObject({ httpStatus: 500, attempt: 2, nextAttemptAt: expect.any(String) });
@@ -242,16 +245,16 @@ describe('delivery', () => {
     const rotated = await api(`/v1/webhooks/${subscription.id}/rotate-secret`, { method: 'POST' });
     const companyNumber = await watchedCompany();
     await applyDemoChange(store, 'GB', companyNumber, 'risk');
-    const [delivery] = await receiver.waitFor(to('/rotated'));
-    const signatures = (delivery?.headers['webhook-signature'] as string).split(' ');
+    const [delivery] = (await receiver.waitFor(to('/rotated'))) as [ReceivedDelivery];
+    const signatures = (delivery.headers['webhook-signature'] as string).split(' ');
 
     expect(signatures).toHaveLength(2);
     for (const [secret, signature] of [
       [rotated.body?.signingSecret, signatures[0]],
       [subscription.signingSecret, signatures[1]],
     ] as const) {
-      const headers = { ...delivery?.headers, 'webhook-signature': signature as string };
-      expect(() => new Webhook(secret as string).verify(delivery?.body as string, headers)).not.toThrow();
+      const headers = { ...delivery.headers, 'webhook-signature': signature as string };
+      expect(() => new Webhook(secret as string).verify(delivery.body, headers)).not.toThrow();
     }
   });
 
@@ -270,7 +273,7 @@ describe('delivery', () => {
     const both = await receiver.waitFor(to('/tested'), 2);
     expect(both[1]?.headers['webhook-id']).toBe(test.body?.deliveryId);
     await expect
-      .poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries`)).body?.items.map((item: any) => item.attempt))
+      .poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries`)).body?.items.map((item: Loose) => item.attempt))
       .toEqual([2, 1]);
   });
 });
