@@ -6,7 +6,9 @@ import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec } from './
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
+import { EventSources } from './constructs/event-sources';
 import { outputIds } from './constructs/outputs';
+import { BureauQueues } from './constructs/queues';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
 
@@ -31,6 +33,7 @@ export interface BureauStackProps extends StackProps {
  */
 export class BureauStack extends Stack {
   readonly tables: BureauTables;
+  readonly queues: BureauQueues;
   readonly signingKey: SigningKey;
   readonly api: BureauApi;
   readonly functions: ReadonlyMap<string, BureauFunction>;
@@ -38,9 +41,11 @@ export class BureauStack extends Stack {
   constructor(scope: Construct, id: string, props: BureauStackProps = {}) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
     this.tables = new BureauTables(this, 'Tables');
+    this.queues = new BureauQueues(this, 'Queues');
     this.signingKey = new SigningKey(this, 'SigningKey');
     this.api = new BureauApi(this, 'Api');
     const alarms = new Alarms(this, 'Alarms', { email: props.alarmEmail });
+    const eventSources = new EventSources(this, 'EventSources', { tables: this.tables, queues: this.queues, alarms });
 
     const built = new Map<string, BureauFunction>();
     for (const spec of props.functions ?? catalogue) {
@@ -61,6 +66,13 @@ export class BureauStack extends Stack {
       }
       if (spec.signingKey === 'sign') this.signingKey.grantSign(fn);
       if (spec.signingKey === 'rotate') this.signingKey.rotateWith(fn);
+      for (const grant of spec.queues ?? []) {
+        const { queue } = this.queues.of(grant.queue);
+        fn.addEnvironment(grant.queue.envVar, queue.queueUrl);
+        if (grant.access === 'send') queue.grantSendMessages(fn);
+        else queue.grantConsumeMessages(fn);
+      }
+      for (const source of spec.eventSources ?? []) eventSources.connect(fn, source);
       for (const route of spec.routes) this.api.addRoute(route, fn);
       alarms.watchFunction(fn);
       built.set(spec.id, fn);
@@ -74,6 +86,17 @@ export class BureauStack extends Stack {
         value: table.tableName,
         description: `The ${table.definition.id} table`,
       });
+    }
+    for (const queue of this.queues.all) {
+      new CfnOutput(this, outputIds.queueUrl(queue.definition.id), {
+        value: queue.queue.queueUrl,
+        description: `The ${queue.definition.id} queue`,
+      });
+      new CfnOutput(this, outputIds.deadLetterQueueUrl(queue.definition.id), {
+        value: queue.deadLetterQueue.queueUrl,
+        description: `Where ${queue.definition.id} messages go after their last attempt`,
+      });
+      alarms.watchDeadLetterQueue(`${queue.definition.id}Queue`, queue.deadLetterQueue, `A ${queue.definition.id} message`);
     }
     new CfnOutput(this, outputIds.signingKeySecretArn, {
       value: this.signingKey.secret.secretArn,

@@ -7,6 +7,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 export interface AlarmsProps {
@@ -36,6 +37,28 @@ export class Alarms extends Construct {
 
   watchFunction(fn: IFunction): void {
     this.add(`${fn.node.id}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), `The ${fn.node.id} function failed`);
+  }
+
+  /** A message parked in a dead-letter queue is a delivery or fan-out that needs an operator. */
+  watchDeadLetterQueue(id: string, queue: IQueue, what: string): void {
+    this.add(
+      `${id}DeadLetters`,
+      queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      `${what} waits in a dead-letter queue: see docs/operations.md, "Redriving deliveries"`,
+    );
+  }
+
+  /** Change events run late when the detector falls this far behind the companies stream. */
+  watchStreamAge(fn: IFunction, maxAgeSeconds: number): void {
+    const alarm = new Alarm(this, `${fn.node.id}IteratorAge`, {
+      metric: fn.metric('IteratorAge', { period, statistic: 'Maximum' }),
+      threshold: maxAgeSeconds * 1000,
+      evaluationPeriods: 3,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `The ${fn.node.id} function is more than ${maxAgeSeconds} s behind the companies stream`,
+    });
+    alarm.addAlarmAction(this.action);
   }
 
   watchApi(stage: HttpStage): void {

@@ -2,10 +2,15 @@
  * Output ids of the deployed stack. The operator CLI reads a stack's outputs by these ids, so this
  * module stays free of CDK imports: the CLI loads it without loading the CDK.
  */
+const capitalized = (id: string) => `${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+
 export const outputIds = {
   apiUrl: 'ApiUrl',
   signingKeySecretArn: 'SigningKeySecretArn',
   alarmTopicArn: 'AlarmTopicArn',
   /** ClientsTableName, CompaniesTableName, …: one per table definition. */
-  tableName: (tableId: string) => `${tableId.charAt(0).toUpperCase()}${tableId.slice(1)}TableName`,
+  tableName: (tableId: string) => `${capitalized(tableId)}TableName`,
+  /** DeliveriesQueueUrl, FanoutQueueUrl: one per queue definition. */
+  queueUrl: (queueId: string) => `${capitalized(queueId)}QueueUrl`,
+  deadLetterQueueUrl: (queueId: string) => `${capitalized(queueId)}DeadLetterQueueUrl`,
 } as const;

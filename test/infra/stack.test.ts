@@ -5,7 +5,9 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
+import { allQueues, deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import { allTables, clientsTable, companiesTable, type TableDefinition, watchesTable, webhooksTable } from '../../shared/storage/tables';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
 
 interface Statement {
   Action: string | string[];
@@ -250,17 +252,113 @@ describe('BureauStack', () => {
     });
   });
 
-  it('alarms on errors of every function and on API 5xx, through an encrypted topic', () => {
+  it('alarms on errors of every function, API 5xx, dead letters and stream lag, through an encrypted topic', () => {
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual([...catalogue.map(() => 'Errors'), '5xx'].sort());
+    const deadLetterQueues = allQueues.length + 1;
+    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(
+      [
+        ...catalogue.map(() => 'Errors'),
+        '5xx',
+        'IteratorAge',
+        ...Array(deadLetterQueues).fill('ApproximateNumberOfMessagesVisible'),
+      ].sort(),
+    );
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     synth.template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+  });
+
+  it('builds each queue and its dead-letter queue from the shared definition: encrypted, SSL-only, kept past the retry schedule', () => {
+    const queues = synth.template.findResources('AWS::SQS::Queue');
+    for (const def of allQueues) {
+      const built = synth.stack.queues.of(def);
+      const queue = queues[synth.logicalId(built.queue)]?.Properties;
+      expect(queue).toMatchObject({
+        SqsManagedSseEnabled: true,
+        VisibilityTimeout: def.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: def.retentionSeconds,
+        RedrivePolicy: { maxReceiveCount: def.deadLetter.maxReceiveCount },
+      });
+      expect(queues[synth.logicalId(built.deadLetterQueue)]?.Properties).toMatchObject({ SqsManagedSseEnabled: true });
+    }
+    const scheduleSeconds = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + delay * 1.1, 0);
+    expect(deliveriesQueue.retentionSeconds).toBeGreaterThan(scheduleSeconds);
+    expect(deliveriesQueue.deadLetter.maxReceiveCount).toBe(MAX_DELIVERY_ATTEMPTS);
+    const sender = catalogue.find((spec) => spec.id === 'sender') as FunctionSpec;
+    expect(deliveriesQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * (sender.timeoutSeconds as number));
+    const sslOnly = Object.values(synth.template.findResources('AWS::SQS::QueuePolicy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Array<{ Effect: string; Condition?: unknown }>,
+    );
+    expect(
+      sslOnly.filter((statement) => statement.Effect === 'Deny' && JSON.stringify(statement.Condition).includes('aws:SecureTransport'))
+        .length,
+    ).toBe(allQueues.length * 2 + 1);
+  });
+
+  it('maps the companies stream to the detector: profile rewrites only, bisected, retried a bounded number of times, failures kept', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: synth.functionId('changeDetector') },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['MODIFY'], dynamodb: { Keys: { sk: { S: ['PROFILE'] } } } }) }] },
+    });
+  });
+
+  it('maps the fan-out and deliveries queues to their functions with partial batch failures and bounded concurrency', () => {
+    for (const [id, queue, concurrency] of [
+      ['fanout', fanoutQueue, 5],
+      ['sender', deliveriesQueue, 10],
+    ] as const) {
+      synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: synth.functionId(id) },
+        EventSourceArn: { 'Fn::GetAtt': [synth.logicalId(synth.stack.queues.of(queue).queue), 'Arn'] },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: concurrency },
+      });
+    }
+  });
+
+  it('lets each pipeline function use only its own queues: the detector sends fan-out tasks, the sender consumes deliveries', () => {
+    const queueArn = (def: typeof fanoutQueue) => ({ 'Fn::GetAtt': [synth.logicalId(synth.stack.queues.of(def).queue), 'Arn'] });
+    const sqsStatements = (id: string) =>
+      synth.statementsOf(id).filter((statement) => asList(statement.Action).some((action) => action.startsWith('sqs:')));
+    // The stream mapping's on-failure destination is sent to with the function's role.
+    const failures = synth.stack.node.findChild('EventSources').node.findChild('StreamFailures') as IConstruct;
+    expect(sqsStatements('changeDetector').map((statement) => statement.Resource)).toEqual([
+      queueArn(fanoutQueue),
+      { 'Fn::GetAtt': [synth.logicalId(failures), 'Arn'] },
+    ]);
+    expect(sqsStatements('changeDetector').some(grants('sqs:ReceiveMessage'))).toBe(false);
+    expect(
+      sqsStatements('sender').every((statement) => JSON.stringify(statement.Resource) === JSON.stringify(queueArn(deliveriesQueue))),
+    ).toBe(true);
+    expect(sqsStatements('sender').some(grants('sqs:ChangeMessageVisibility'))).toBe(true);
+    expect(sqsStatements('sender').some(grants('sqs:SendMessage'))).toBe(false);
+    expect(sqsStatements('webhooks').map((statement) => statement.Resource)).toEqual([queueArn(deliveriesQueue)]);
+    for (const spec of catalogue) if (!spec.queues) expect(sqsStatements(spec.id)).toEqual([]);
+  });
+
+  it('never lets a deployed function deliver to loopback receivers', () => {
+    for (const spec of catalogue) expect(synth.environmentOf(spec.id)).not.toHaveProperty('BUREAU_LOOPBACK_RECEIVERS');
   });
 
   it('exports the outputs the operator CLI reads', () => {
     const outputs = synth.template.toJSON().Outputs;
     expect(Object.keys(outputs)).toEqual(
-      expect.arrayContaining(['ApiUrl', 'ClientsTableName', 'CompaniesTableName', 'WatchesTableName', 'SigningKeySecretArn']),
+      expect.arrayContaining([
+        'ApiUrl',
+        'ClientsTableName',
+        'CompaniesTableName',
+        'WatchesTableName',
+        'WebhooksTableName',
+        'DeliveriesTableName',
+        'DeliveriesQueueUrl',
+        'DeliveriesDeadLetterQueueUrl',
+        'SigningKeySecretArn',
+      ]),
     );
     expect(outputs.ClientsTableName.Value).toEqual({ Ref: synth.logicalId(synth.stack.tables.of(allTables[0] as never)) });
   });
