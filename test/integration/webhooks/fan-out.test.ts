@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
+import { ensureQueue } from '../../../infra/local/queues';
+import { JsonQueue } from '../../../shared/queues/sqs';
+import { watchesTable, webhooksTable } from '../../../shared/storage/tables';
+import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
+import type { FanoutTask } from '../../../shared/webhooks/change-detector';
+import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
+import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
+import type { WebhookEnvelope } from '../../../shared/webhooks/events';
+import { FanOut } from '../../../shared/webhooks/fan-out';
+import { generateSigningSecret, generateSubscriptionId } from '../../../shared/webhooks/subscription';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+
+const WATCHERS = 2345;
+const PAGE = 1000;
+let tables: TestTables;
+let local: LocalSqs;
+let sqs: SQSClient;
+let fanOut: FanOut;
+let subscriptions: DynamoSubscriptionStore;
+let taskQueueUrl: string;
+let deliveryQueueUrl: string;
+/** Every ACTIVE subscription, as `client/subscription`: exactly the deliveries one event must make. */
+const expected = new Set<string>();
+
+const event: WebhookEnvelope = {
+  type: 'profile.changed',
+  apiVersion: 'v1',
+  occurredAt: '2026-07-01T09:00:00.000Z',
+  idempotencyKey: 'profile.changed:GB:12345678:riskOfFailure:v9',
+  block: 'riskOfFailure',
+  data: { jurisdiction: 'GB', companyNumber: '12345678' },
+};
+
+async function subscribe(clientId: string, status: 'ACTIVE' | 'DISABLED' = 'ACTIVE'): Promise<void> {
+  const at = new Date().toISOString();
+  const id = generateSubscriptionId();
+  await subscriptions.create({
+    id,
+    clientId,
+    name: 'hook',
+    url: 'https://hooks.example.com/',
+    status: 'ACTIVE',
+    signingSecrets: [{ secret: generateSigningSecret(), createdAt: at }],
+    createdAt: at,
+    updatedAt: at,
+  });
+  if (status === 'DISABLED') await subscriptions.update(clientId, id, { status }, at);
+  else expected.add(`${clientId}/${id}`);
+}
+
+async function drain(queueUrl: string): Promise<Message[]> {
+  const all: Message[] = [];
+  for (let empty = 0; empty < 2; ) {
+    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) {
+      empty += 1;
+      continue;
+    }
+    all.push(...messages);
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: messages.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
+      }),
+    );
+  }
+  return all;
+}
+
+beforeAll(async () => {
+  tables = await createTestTables([watchesTable, webhooksTable]);
+  local = await startLocalSqs();
+  sqs = createSqsClient(local.endpoint);
+  const suffix = randomUUID().slice(0, 8);
+  taskQueueUrl = (await ensureQueue(sqs, { name: `fanout-${suffix}`, visibilityTimeoutSeconds: 30 })).queueUrl;
+  deliveryQueueUrl = (await ensureQueue(sqs, { name: `deliveries-${suffix}`, visibilityTimeoutSeconds: 30 })).queueUrl;
+  subscriptions = new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string);
+  fanOut = new FanOut({
+    watchers: new DynamoWatchStore(tables.doc, tables.names.watches as string),
+    subscriptions,
+    deliveries: new JsonQueue<DeliveryMessage>(sqs, deliveryQueueUrl),
+    tasks: new JsonQueue<FanoutTask>(sqs, taskQueueUrl),
+    pageSize: PAGE,
+  });
+
+  const clientIds = Array.from({ length: WATCHERS }, (_, index) => `client-${String(index).padStart(5, '0')}`);
+  for (let start = 0; start < clientIds.length; start += 25) {
+    await tables.doc.send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [tables.names.watches as string]: clientIds.slice(start, start + 25).map((clientId) => ({
+            PutRequest: { Item: { pk: 'GB#12345678', sk: clientId, createdAt: event.occurredAt, lastFetchedAt: event.occurredAt } },
+          })),
+        },
+      }),
+    );
+  }
+  // Every seventh watcher has an endpoint, a few two, one only a disabled one; a client watching
+  // something else entirely has one too and must get nothing.
+  for (const [index, clientId] of clientIds.entries()) if (index % 7 === 0) await subscribe(clientId);
+  await subscribe('client-00000');
+  await subscribe('client-02344');
+  await subscribe('client-00001', 'DISABLED');
+  const bystander = 'client-bystander';
+  await subscribe(bystander);
+  expected.delete([...expected].find((key) => key.startsWith(`${bystander}/`)) as string);
+}, 120_000);
+
+afterAll(async () => {
+  sqs?.destroy();
+  await local?.stop();
+});
+
+describe('fanning out one change', () => {
+  it('covers every ACTIVE subscription of every watcher once, a bounded page per step, continuing through the queue', async () => {
+    const steps = [await fanOut.run({ event })];
+    for (let tasks = await drain(taskQueueUrl); tasks.length > 0; tasks = await drain(taskQueueUrl)) {
+      for (const task of tasks) steps.push(await fanOut.run(JSON.parse(task.Body as string) as FanoutTask));
+    }
+    const deliveries = (await drain(deliveryQueueUrl)).map((message) => JSON.parse(message.Body as string) as DeliveryMessage);
+
+    expect(steps.map((step) => step.watchers)).toEqual([1000, 1000, 345]);
+    expect(steps.map((step) => step.continued)).toEqual([true, true, false]);
+    expect(deliveries).toHaveLength(expected.size);
+    expect(new Set(deliveries.map((delivery) => `${delivery.clientId}/${delivery.subscriptionId}`))).toEqual(expected);
+    expect(new Set(deliveries.map((delivery) => delivery.deliveryId)).size).toBe(expected.size);
+    for (const delivery of deliveries) expect(delivery.envelope).toEqual(event);
+  }, 60_000);
+
+  it('queues the same delivery ids when a step runs twice, so the sender can tell a repeat', async () => {
+    await fanOut.run({ event });
+    await fanOut.run({ event });
+    await drain(taskQueueUrl);
+    const ids = (await drain(deliveryQueueUrl)).map((message) => (JSON.parse(message.Body as string) as DeliveryMessage).deliveryId);
+    const once = new Set(ids);
+    expect(ids.length).toBe(2 * once.size);
+  }, 60_000);
+
+  it('follows status changes: a disabled subscription leaves the active set, re-enabled it returns', async () => {
+    const [key] = [...expected];
+    const [clientId, id] = (key as string).split('/') as [string, string];
+    await subscriptions.update(clientId, id, { status: 'DISABLED', disabledReason: 'test' }, new Date().toISOString());
+    expect((await subscriptions.activeSubscriptionIds([clientId])).get(clientId) ?? []).not.toContain(id);
+    const enabled = await subscriptions.update(clientId, id, { status: 'ACTIVE' }, new Date().toISOString());
+    expect((await subscriptions.activeSubscriptionIds([clientId])).get(clientId)).toContain(id);
+    expect(enabled.disabledReason).toBeUndefined();
+    await subscriptions.delete(clientId, id);
+    expect((await subscriptions.activeSubscriptionIds([clientId])).get(clientId) ?? []).not.toContain(id);
+  });
+});

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
+import { LocalFunction } from '../../../infra/local/functions';
+import { repositoryRoot } from '../../../infra/local/paths';
+import { ensureQueue } from '../../../infra/local/queues';
+import { createSqsPoller, type SqsPoller } from '../../../infra/local/sqs-poller';
+import { JsonQueue } from '../../../shared/queues/sqs';
+import { deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
+import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
+import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
+import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
+import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
+import { generateSigningSecret, generateSubscriptionId, type Subscription } from '../../../shared/webhooks/subscription';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
+
+let tables: TestTables;
+let local: LocalSqs;
+let sqs: SQSClient;
+let receiver: WebhookReceiver;
+let sender: LocalFunction;
+let poller: SqsPoller;
+let queueUrl: string;
+let store: DynamoSubscriptionStore;
+
+async function subscription(path: string): Promise<Subscription> {
+  const at = new Date().toISOString();
+  const created: Subscription = {
+    id: generateSubscriptionId(),
+    clientId: 'client-crash',
+    name: path,
+    url: `${receiver.url}${path}`,
+    status: 'ACTIVE',
+    signingSecrets: [{ secret: generateSigningSecret(), createdAt: at }],
+    createdAt: at,
+    updatedAt: at,
+  };
+  await store.create(created);
+  return created;
+}
+
+const envelope = (n: number): WebhookEnvelope => ({
+  type: 'profile.changed',
+  apiVersion: 'v1',
+  occurredAt: new Date().toISOString(),
+  idempotencyKey: `profile.changed:GB:0000000${n}:overview:v2`,
+  block: 'overview',
+  data: { jurisdiction: 'GB', companyNumber: `0000000${n}` },
+});
+
+beforeAll(async () => {
+  tables = await createTestTables([webhooksTable, deliveriesTable]);
+  local = await startLocalSqs();
+  sqs = createSqsClient(local.endpoint);
+  receiver = await startWebhookReceiver();
+  store = new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string);
+  const queue = await ensureQueue(sqs, { name: `deliveries-${randomUUID().slice(0, 8)}`, visibilityTimeoutSeconds: 2 });
+  queueUrl = queue.queueUrl;
+  // The real sender handler in an instance of its own, with a one-second timeout: a receiver that
+  // holds its answer longer makes the instance die mid-batch, as a Lambda that times out does.
+  sender = new LocalFunction({
+    functionName: 'bureau-sender',
+    entry: 'functions/sender/handler.ts',
+    root: repositoryRoot,
+    timeoutSeconds: 1,
+    environment: {
+      AWS_REGION: 'eu-west-2',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      DYNAMODB_ENDPOINT: tables.env.DYNAMODB_ENDPOINT as string,
+      SQS_ENDPOINT: local.endpoint,
+      WEBHOOKS_TABLE: tables.names.webhooks as string,
+      DELIVERIES_TABLE: tables.names.deliveries as string,
+      DELIVERIES_QUEUE_URL: queueUrl,
+      BUREAU_LOOPBACK_RECEIVERS: 'allow',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    },
+  });
+  poller = createSqsPoller({
+    sqs,
+    queueUrl,
+    queueArn: queue.queueArn,
+    invoke: (event) => sender.invoke(event),
+    concurrency: 1,
+    waitTimeSeconds: 1,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await poller?.stop();
+  await sender?.stop();
+  await receiver?.stop();
+  sqs?.destroy();
+  await local?.stop();
+});
+
+describe('a sender that dies mid-batch', () => {
+  it('loses nothing: the batch comes back, what was delivered is not sent again, the rest is delivered', async () => {
+    const healthy = await subscription('/ok');
+    const stuck = await subscription('/stuck');
+    receiver.respondWith((delivery) =>
+      delivery.path === '/stuck' && receiver.deliveries.filter((seen) => seen.path === '/stuck').length === 1
+        ? { status: 200, delayMs: 4000 }
+        : { status: 200 },
+    );
+    const messages: DeliveryMessage[] = [
+      ...Array.from({ length: 9 }, (_, n) => ({ envelope: envelope(n), subscription: healthy })),
+      { envelope: envelope(9), subscription: stuck },
+    ].map(({ envelope: event, subscription: target }) => ({
+      deliveryId: deliveryIdOf(event.idempotencyKey, target.id),
+      clientId: target.clientId,
+      subscriptionId: target.id,
+      envelope: event,
+    }));
+    await new JsonQueue<DeliveryMessage>(sqs, queueUrl).send(messages);
+    poller.start();
+
+    const stuckAttempts = await receiver.waitFor((delivery) => delivery.path === '/stuck', 2, 20_000);
+    const log = new DynamoDeliveryLog(tables.doc, tables.names.deliveries as string);
+    await expect
+      .poll(async () => (await log.read(stuck.id, messages[9]?.deliveryId as string))?.status, { timeout: 5000 })
+      .toBe('delivered');
+
+    const healthyIds = receiver.deliveries.filter((delivery) => delivery.path === '/ok').map((delivery) => delivery.headers['webhook-id']);
+    expect(healthyIds).toHaveLength(9);
+    expect(new Set(healthyIds)).toEqual(new Set(messages.slice(0, 9).map((message) => message.deliveryId)));
+    expect(stuckAttempts.map((delivery) => delivery.headers['webhook-id'])).toEqual([messages[9]?.deliveryId, messages[9]?.deliveryId]);
+  }, 40_000);
+});
