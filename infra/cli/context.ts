@@ -1,3 +1,4 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeySetVault } from '../../shared/auth/signing-keys';
 
@@ -13,6 +14,14 @@ export interface TargetTables {
   readonly companies: string;
   readonly watches: string;
   readonly webhooks: string;
+  readonly deliveries: string;
+}
+
+/** The deliveries queue and its dead-letter queue: where tests, retries and redrives are sent. */
+export interface TargetQueues {
+  readonly sqs: SQSClient;
+  readonly deliveries: string;
+  readonly deliveriesDeadLetter: string;
 }
 
 /** The deployment a command acts on: a deployed stack, or the local runtime's database. */
@@ -21,6 +30,10 @@ export interface Target {
   readonly tables: TargetTables;
   /** The private signing keys: the local key file, or the stack's secret. Absent when the target names none. */
   readonly signingKeys?: KeySetVault;
+  /** Absent when the target has none to offer: the local runtime is not running. */
+  readonly queues?: TargetQueues;
+  /** Webhook endpoints may be loopback receivers: the local runtime only. */
+  readonly loopbackReceivers: boolean;
   /** Says what the target is, for messages. */
   readonly description: string;
   close(): Promise<void>;

@@ -1,13 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { ClientRegistryError } from '../../shared/auth/client-registry';
 import { UnknownSigningKeyError } from '../../shared/auth/signing-keys';
+import { DeliveryNotFoundError, InvalidAttemptCursorError } from '../../shared/webhooks/delivery-log';
 import { SubscriptionLimitError, SubscriptionNotFoundError } from '../../shared/webhooks/subscription';
 import { InvalidSubscriptionError, NothingToChangeError } from '../../shared/webhooks/subscriptions';
 import { JavaCompilerMissingError, JavaMissingError } from '../local/dynamodb-local';
 import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
 import { registerKeyCommands } from './commands/keys';
-import { registerWebhookCommands } from './commands/webhooks';
+import { registerDeliveryCommands, registerWebhookCommands } from './commands/webhooks';
 import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
 import { resolveTarget, TargetError } from './target';
 
@@ -58,6 +59,7 @@ Examples:
   registerCompanyCommands(program, context);
   registerKeyCommands(program, context);
   registerWebhookCommands(program, context);
+  registerDeliveryCommands(program, context);
   return program;
 }
 
@@ -71,7 +73,9 @@ function exitCodeOf(error: unknown, io: CliIo, env: NodeJS.ProcessEnv): number {
     error instanceof InvalidSubscriptionError ||
     error instanceof NothingToChangeError ||
     error instanceof SubscriptionNotFoundError ||
-    error instanceof SubscriptionLimitError
+    error instanceof SubscriptionLimitError ||
+    error instanceof DeliveryNotFoundError ||
+    error instanceof InvalidAttemptCursorError
   ) {
     io.err(`error: ${message}`);
     return exitCodes.usage;

@@ -1,17 +1,27 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key-sets';
 import type { KeySetVault } from '../../shared/auth/signing-keys';
+import { deliveriesQueue } from '../../shared/queues/queues';
+import { createSqsClient } from '../../shared/queues/sqs';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { clientsTable, companiesTable, type TableDefinition, watchesTable, webhooksTable } from '../../shared/storage/tables';
+import {
+  clientsTable,
+  companiesTable,
+  deliveriesTable,
+  type TableDefinition,
+  watchesTable,
+  webhooksTable,
+} from '../../shared/storage/tables';
 import { outputIds } from '../constructs/outputs';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { FileKeySetSource } from '../local/key-file';
 import { defaultDataDir, localPaths, localTableName } from '../local/paths';
 import { readRuntimeInfo } from '../local/runtime-file';
-import type { Target, TargetOptions, TargetTables } from './context';
+import type { Target, TargetOptions, TargetQueues, TargetTables } from './context';
 
 /** The target cannot be reached or is not what it should be: exit code 2. */
 export class TargetError extends Error {
@@ -21,7 +31,13 @@ export class TargetError extends Error {
   }
 }
 
-const targetTables = { clients: clientsTable, companies: companiesTable, watches: watchesTable, webhooks: webhooksTable } as const;
+const targetTables = {
+  clients: clientsTable,
+  companies: companiesTable,
+  watches: watchesTable,
+  webhooks: webhooksTable,
+  deliveries: deliveriesTable,
+} as const;
 
 function tablesFrom(nameOf: (def: TableDefinition) => string | undefined, where: string): TargetTables {
   const entries = Object.entries(targetTables).map(([key, def]) => {
@@ -48,15 +64,19 @@ function localTarget(
   signingKeys: KeySetVault,
   description: string,
   stop: () => Promise<void>,
+  queues?: TargetQueues,
 ): Target {
   const client = createDynamoClient({ DYNAMODB_ENDPOINT: endpoint });
   return {
     doc: createDocumentClient(client),
     tables,
     signingKeys,
+    ...(queues ? { queues } : {}),
+    loopbackReceivers: true,
     description,
     close: async () => {
       client.destroy();
+      queues?.sqs.destroy();
       await stop();
     },
   };
@@ -72,7 +92,13 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
   const signingKeys = new FileKeySetSource(paths.signingKeys);
   if (runtime && (await answers(runtime.dynamodbEndpoint))) {
     const tables = tablesFrom((def) => runtime.tables[def.id], paths.runtime);
-    return localTarget(runtime.dynamodbEndpoint, tables, signingKeys, `the local runtime at ${runtime.baseUrl}`, async () => {});
+    const deliveries = runtime.queues?.[deliveriesQueue.id];
+    const deliveriesDeadLetter = runtime.queues?.[`${deliveriesQueue.id}-dlq`];
+    const queues =
+      deliveries && deliveriesDeadLetter
+        ? { sqs: createSqsClient({ SQS_ENDPOINT: runtime.sqsEndpoint }), deliveries, deliveriesDeadLetter }
+        : undefined;
+    return localTarget(runtime.dynamodbEndpoint, tables, signingKeys, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues);
   }
   const database = await startDynamoDbLocal({ workDir: paths.work, dataDir: paths.dynamodb });
   try {
@@ -113,14 +139,20 @@ export async function resolveStackTarget(stackName: string, region: string | und
   const client = new DynamoDBClient(region ? { region } : {});
   const secretId = outputs[outputIds.signingKeySecretArn];
   const secrets = secretId ? new SecretsManagerClient(region ? { region } : {}) : undefined;
+  const deliveries = outputs[outputIds.queueUrl(deliveriesQueue.id)];
+  const deliveriesDeadLetter = outputs[outputIds.deadLetterQueueUrl(deliveriesQueue.id)];
+  const sqs = deliveries && deliveriesDeadLetter ? new SQSClient(region ? { region } : {}) : undefined;
   return {
     doc: createDocumentClient(client),
     tables,
     ...(secrets && secretId ? { signingKeys: new SecretsManagerKeySetVault(secrets, secretId) } : {}),
+    ...(sqs && deliveries && deliveriesDeadLetter ? { queues: { sqs, deliveries, deliveriesDeadLetter } } : {}),
+    loopbackReceivers: false,
     description: `stack ${stackName}`,
     close: async () => {
       client.destroy();
       secrets?.destroy();
+      sqs?.destroy();
     },
   };
 }

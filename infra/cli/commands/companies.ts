@@ -13,6 +13,9 @@ import {
   openImportFile,
   UnsupportedImportFileError,
 } from '../../../shared/companies/import';
+import { parseCompanyNumber } from '../../../shared/companies/numbers';
+import { type CompanyProfile, JURISDICTIONS, type Jurisdiction } from '../../../shared/companies/profile';
+import { applyDemoChange, CHANGE_KINDS, type ChangeKind, CompanyNotFoundError } from '../../../shared/demo/company-changes';
 import type { CliContext, CliIo } from '../context';
 
 /** Plain progress lines (no terminal) come at most this often. */
@@ -112,15 +115,17 @@ function printSummary(io: CliIo, file: string, source: ImportSource, where: stri
 export function registerCompanyCommands(program: Command, context: CliContext): void {
   const companies = program
     .command('companies')
-    .description('load company profiles')
+    .description('load and change company profiles')
     .addHelpText(
       'after',
       `
 Examples:
   $ bureau companies import data/gb-companies-2024-01.csv
   $ bureau companies import profiles.ndjson --concurrency 8 --batch-size 50
-  $ bureau --stack Bureau --region eu-west-2 companies import profiles.jsonl --json`,
+  $ bureau --stack Bureau --region eu-west-2 companies import profiles.jsonl --json
+  $ bureau companies change 00445790 --kind risk`,
     );
+  registerCompanyChangeCommand(companies, context);
 
   companies
     .command('import')
@@ -177,4 +182,74 @@ Examples:
         }
       },
     );
+}
+
+const blockOfKind: Record<ChangeKind, 'riskOfFailure' | 'tradingStatus' | 'earlySignals'> = {
+  risk: 'riskOfFailure',
+  'trading-status': 'tradingStatus',
+  'new-signal': 'earlySignals',
+  'expire-signal': 'earlySignals',
+};
+
+function describeChange(kind: ChangeKind, profile: CompanyProfile): string {
+  if (kind === 'risk') return `risk of failure now ${profile.riskOfFailure.level}`;
+  if (kind === 'trading-status') return `trading status now ${profile.tradingStatus.status}`;
+  const signals = profile.earlySignals.signals;
+  const last = [...signals].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1)).at(-1);
+  return last ? `early signal ${last.id} now ${last.state}` : 'early signals changed';
+}
+
+/** `bureau companies change`: demo changes that go through the store as an import would, and so make webhooks. */
+export function registerCompanyChangeCommand(companies: Command, context: CliContext): void {
+  companies
+    .command('change')
+    .description('change companies the way a register or scoring update would (demo and load): each change makes webhook events')
+    .argument('<companyNumber...>', 'the companies to change')
+    .option('--jurisdiction <code>', 'GB or IE', (text) => {
+      if (!JURISDICTIONS.includes(text as Jurisdiction)) throw new InvalidArgumentError('GB or IE');
+      return text as Jurisdiction;
+    })
+    .option(
+      '--kind <kind>',
+      `what changes: ${CHANGE_KINDS.join(', ')}`,
+      (text) => {
+        if (!CHANGE_KINDS.includes(text as ChangeKind)) throw new InvalidArgumentError(`one of ${CHANGE_KINDS.join(', ')}`);
+        return text as ChangeKind;
+      },
+      'risk',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ bureau companies change 00445790
+  $ bureau companies change 00445790 SC005336 --kind new-signal
+  $ bureau companies change 104547 --jurisdiction IE --kind trading-status`,
+    )
+    .action(async (numbers: string[], options: { jurisdiction?: Jurisdiction; kind: ChangeKind }, command: Command) => {
+      const parsed = numbers.map((raw) => {
+        try {
+          return parseCompanyNumber(raw, options.jurisdiction);
+        } catch (error) {
+          return command.error(`error: ${(error as Error).message}`, { exitCode: 1, code: 'bureau.companies.number' });
+        }
+      });
+      const target = await context.target();
+      const store = new DynamoCompanyStore(target.doc, target.tables.companies);
+      let missing = 0;
+      for (const { jurisdiction, companyNumber } of parsed) {
+        try {
+          const profile = await applyDemoChange(store, jurisdiction, companyNumber, options.kind);
+          context.io.out(
+            `${jurisdiction} ${companyNumber} ${profile.name}: ${describeChange(options.kind, profile)} (${blockOfKind[options.kind]}, version ${profile.version})`,
+          );
+        } catch (error) {
+          if (!(error instanceof CompanyNotFoundError)) throw error;
+          missing += 1;
+          context.io.err(`error: ${error.message} in ${target.description}`);
+        }
+      }
+      if (missing > 0)
+        command.error(`error: ${missing} of ${parsed.length} companies not found`, { exitCode: 1, code: 'bureau.companies.missing' });
+    });
 }

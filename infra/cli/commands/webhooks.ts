@@ -1,25 +1,69 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isWellFormedClientId } from '../../../shared/auth/client-registry';
+import { redrive } from '../../../shared/queues/redrive';
+import { JsonQueue } from '../../../shared/queues/sqs';
+import { Deliveries } from '../../../shared/webhooks/deliveries';
+import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
+import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
+import { signingSecretsAt } from '../../../shared/webhooks/signature';
 import type { Subscription } from '../../../shared/webhooks/subscription';
 import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { systemResolver } from '../../../shared/webhooks/system-resolver';
-import { representationOf } from '../../../shared/webhooks/webhooks-endpoint';
-import type { CliContext } from '../context';
+import { attemptRepresentationOf, representationOf } from '../../../shared/webhooks/webhooks-endpoint';
+import type { CliContext, Target } from '../context';
 import { formatTable } from '../format';
+import { TargetError } from '../target';
+import { startWebhookListener } from '../webhook-listener';
 
 function clientOption(text: string): string {
   if (!isWellFormedClientId(text)) throw new InvalidArgumentError('not a client id');
   return text;
 }
 
-async function subscriptionsOf(context: CliContext): Promise<Subscriptions> {
-  const target = await context.target();
+function subscriptionsIn(context: CliContext, target: Target): Subscriptions {
   return new Subscriptions({
     store: new DynamoSubscriptionStore(target.doc, target.tables.webhooks),
     resolve: context.resolveHost ?? systemResolver,
     clock: () => new Date(),
+    allowLoopback: target.loopbackReceivers,
   });
+}
+
+async function subscriptionsOf(context: CliContext): Promise<Subscriptions> {
+  return subscriptionsIn(context, await context.target());
+}
+
+/**
+ * Tests and retries go through the deliveries queue, which a local runtime has only while it runs;
+ * reading the log needs the tables alone.
+ */
+async function deliveriesOf(context: CliContext): Promise<Deliveries> {
+  const target = await context.target();
+  const { queues } = target;
+  return new Deliveries({
+    subscriptions: subscriptionsIn(context, target),
+    log: new DynamoDeliveryLog(target.doc, target.tables.deliveries),
+    queue: queues
+      ? new JsonQueue<DeliveryMessage>(queues.sqs, queues.deliveries)
+      : {
+          send: async () => {
+            throw new TargetError(`${target.description} has no deliveries queue to send to: start the local runtime (npm start) first`);
+          },
+        },
+    clock: () => new Date(),
+  });
+}
+
+function portOption(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new InvalidArgumentError('a port number from 0 to 65535');
+  return Number(text);
+}
+
+function statusOption(text: string): number {
+  if (!/^[1-5]\d\d$/.test(text)) throw new InvalidArgumentError('an HTTP status from 100 to 599');
+  return Number(text);
 }
 
 function print(context: CliContext, subscription: Subscription, json: boolean | undefined, extra: Record<string, string> = {}): void {
@@ -120,5 +164,114 @@ Examples:
     .action(async (id: string, options: { client: string }) => {
       await (await subscriptionsOf(context)).remove(options.client, id);
       context.io.out(`Deleted webhook subscription ${id} of client ${options.client}.`);
+    });
+
+  withClient(webhooks.command('test').description('send a test event (type webhook.test) through the deliveries queue'))
+    .argument('<id>', 'the subscription')
+    .action(async (id: string, options: { client: string }) => {
+      const { deliveryId } = await (await deliveriesOf(context)).sendTest(options.client, id);
+      context.io.out(`Queued test delivery ${deliveryId}; see it with: bureau webhooks deliveries --client ${options.client} ${id}`);
+    });
+
+  withClient(webhooks.command('deliveries').description("list a subscription's delivery attempts, newest first (30 days)"))
+    .argument('<id>', 'the subscription')
+    .option(
+      '--limit <n>',
+      'attempts to show',
+      (text) => {
+        if (!/^\d{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 100) throw new InvalidArgumentError('1 to 100');
+        return Number(text);
+      },
+      20,
+    )
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { client: string; limit: number; json?: boolean }) => {
+      const page = await (await deliveriesOf(context)).attempts(options.client, id, { limit: options.limit });
+      const items = page.items.map(attemptRepresentationOf);
+      if (options.json) context.io.out(JSON.stringify(items, null, 2));
+      else if (items.length === 0) context.io.out(`No delivery attempts for ${id} in the last 30 days.`);
+      else
+        context.io.out(
+          formatTable(
+            ['TIME', 'EVENT', 'DELIVERY', 'ATTEMPT', 'OUTCOME', 'STATUS/ERROR', 'MS', 'NEXT ATTEMPT'],
+            items.map((item) => [
+              item.attemptedAt,
+              item.eventType,
+              item.deliveryId,
+              String(item.attempt),
+              item.outcome,
+              item.httpStatus !== null ? String(item.httpStatus) : (item.error ?? ''),
+              String(item.durationMs),
+              item.nextAttemptAt ?? '',
+            ]),
+          ),
+        );
+    });
+
+  withClient(webhooks.command('retry').description('send a logged delivery again now'))
+    .argument('<id>', 'the subscription')
+    .argument('<deliveryId>', 'the delivery (msg_…)')
+    .action(async (id: string, deliveryId: string, options: { client: string }) => {
+      await (await deliveriesOf(context)).retry(options.client, id, deliveryId);
+      context.io.out(`Queued delivery ${deliveryId} again.`);
+    });
+
+  webhooks
+    .command('listen')
+    .description('run a local receiver that prints each delivery and whether its signature verified (local runtime only)')
+    .option('--port <port>', 'port on 127.0.0.1', portOption, 4000)
+    .option('--status <code>', 'HTTP status to answer with, e.g. 500 to watch retries', statusOption, 200)
+    .addHelpText(
+      'after',
+      `
+Then register it for a client (the local runtime accepts loopback receivers over plain http):
+  $ bureau webhooks create --client cli_0123456789abcdef --name Local --url http://127.0.0.1:4000/webhooks`,
+    )
+    .action(async (options: { port: number; status: number }) => {
+      const target = await context.target();
+      if (!target.loopbackReceivers)
+        throw new TargetError('listen receives from the local runtime only: a deployed stack never delivers to loopback');
+      const listener = await startWebhookListener({
+        port: options.port,
+        status: options.status,
+        print: (line) => context.io.out(line),
+        // The local table is small: every subscription pointing at this listener, whichever client's.
+        secrets: async () => {
+          const prefix = `http://127.0.0.1:${options.port}`;
+          const result = await target.doc.send(
+            new ScanCommand({
+              TableName: target.tables.webhooks,
+              FilterExpression: 'begins_with(#url, :prefix)',
+              ExpressionAttributeNames: { '#url': 'url' },
+              ExpressionAttributeValues: { ':prefix': prefix },
+            }),
+          );
+          return ((result.Items ?? []) as Subscription[]).flatMap((subscription) =>
+            signingSecretsAt(subscription.signingSecrets, new Date()).map((secret) => ({
+              subscriptionId: subscription.id,
+              secret: secret.secret,
+            })),
+          );
+        },
+      });
+      context.io.out(`Listening on ${listener.url}/webhooks (answering ${options.status}); Ctrl-C stops.`);
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      await listener.stop();
+    });
+}
+
+/** `bureau deliveries …`: what an operator does with deliveries that ran out of attempts. */
+export function registerDeliveryCommands(program: Command, context: CliContext): void {
+  const deliveries = program.command('deliveries').description('deliveries that exhausted their retries');
+  deliveries
+    .command('redrive')
+    .description('send every delivery in the dead-letter queue back to the deliveries queue, to be tried again now')
+    .action(async () => {
+      const target = await context.target();
+      if (!target.queues) throw new TargetError(`${target.description} has no deliveries queue: start the local runtime (npm start) first`);
+      const { moved } = await redrive(target.queues.sqs, target.queues.deliveriesDeadLetter, target.queues.deliveries, {
+        onProgress: ({ moved: sofar }) => context.io.err(`${sofar} moved…`),
+      });
+      context.io.out(moved === 0 ? 'The dead-letter queue is empty.' : `Moved ${moved} deliveries back to the deliveries queue.`);
     });
 }

@@ -38,7 +38,9 @@ function testTarget(tables: TestTables) {
         companies: tables.names.companies ?? '',
         watches: tables.names.watches ?? '',
         webhooks: tables.names.webhooks ?? '',
+        deliveries: tables.names.deliveries ?? '',
       },
+      loopbackReceivers: false,
       description: 'test tables',
       close: async () => {
         calls.closed++;
@@ -236,7 +238,14 @@ describe('bureau clients', () => {
   it('exits with code 2 when the target has no such table', async () => {
     const missing: TargetFactory = async () => ({
       doc: tables.doc,
-      tables: { clients: 'no-such-table', companies: 'no-such-table', watches: 'no-such-table', webhooks: 'no-such-table' },
+      tables: {
+        clients: 'no-such-table',
+        companies: 'no-such-table',
+        watches: 'no-such-table',
+        webhooks: 'no-such-table',
+        deliveries: 'no-such-table',
+      },
+      loopbackReceivers: false,
       description: 'broken',
       close: async () => {},
     });

@@ -25,8 +25,9 @@ const targetOver =
   async () =>
     ({
       doc: tables.doc,
-      tables: { clients: tables.names.clients as string, companies: 'unused', watches: 'unused', webhooks: 'unused' },
+      tables: { clients: tables.names.clients as string, companies: 'unused', watches: 'unused', webhooks: 'unused', deliveries: 'unused' },
       ...(signingKeys ? { signingKeys } : {}),
+      loopbackReceivers: false,
       description: 'the test deployment',
       close: async () => {},
     }) satisfies Target;

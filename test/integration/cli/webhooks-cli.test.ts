@@ -12,7 +12,8 @@ beforeAll(async () => {
 const target: TargetFactory = async () =>
   ({
     doc: tables.doc,
-    tables: { clients: 'unused', companies: 'unused', watches: 'unused', webhooks: tables.names.webhooks as string },
+    tables: { clients: 'unused', companies: 'unused', watches: 'unused', webhooks: tables.names.webhooks as string, deliveries: 'unused' },
+    loopbackReceivers: false,
     description: 'the test tables',
     close: async () => {},
   }) satisfies Target;

@@ -21,7 +21,8 @@ beforeAll(async () => {
 
 const target: TargetFactory = async () => ({
   doc: tables.doc,
-  tables: { clients: 'unused', companies: tables.names.companies as string, watches: 'unused', webhooks: 'unused' },
+  tables: { clients: 'unused', companies: tables.names.companies as string, watches: 'unused', webhooks: 'unused', deliveries: 'unused' },
+  loopbackReceivers: false,
   description: 'the test tables',
   close: async () => {},
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryClient } from '../../../shared/webhooks/delivery-client';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
+import { type ReceiverAnswer, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 let tls: { key: string; cert: string };
 let plain: WebhookReceiver;
@@ -104,14 +104,15 @@ describe('the delivery HTTP client', () => {
 
   it('follows no redirect, reports the status and Retry-After, and times out a receiver that hangs', async () => {
     const local = client({ allowLoopback: true, timeoutMs: 500 });
-    plain.respondWith((delivery) =>
-      delivery.path === '/moved'
-        ? { status: 307, headers: { location: `${plain.url}/elsewhere` } }
-        : delivery.path === '/busy'
-          ? { status: 429, headers: { 'retry-after': '120' } }
-          : delivery.path === '/slow'
-            ? { status: 200, delayMs: 3000 }
-            : { status: 200 },
+    plain.respondWith(
+      (delivery): ReceiverAnswer =>
+        delivery.path === '/moved'
+          ? { status: 307, headers: { location: `${plain.url}/elsewhere` } }
+          : delivery.path === '/busy'
+            ? { status: 429, headers: { 'retry-after': '120' } }
+            : delivery.path === '/slow'
+              ? { status: 200, delayMs: 3000 }
+              : { status: 200 },
     );
     expect(await post(local, `${plain.url}/moved`)).toMatchObject({ kind: 'response', status: 307 });
     expect(plain.deliveries.map((delivery) => delivery.path)).not.toContain('/elsewhere');

@@ -6,8 +6,16 @@ import { changeEvents, DELIVERY_ID, deliveryIdOf } from '../../../shared/webhook
 import { profileContent } from '../../support/profile-fixture';
 
 const at = new Date('2026-05-04T10:00:00.000Z');
-const before: CompanyProfile = { ...profileContent({ companyNumber: '15380840', name: 'Acme Ltd' }), version: 6, updatedAt: '2026-05-01T08:00:00.000Z' };
-const next = (content: Omit<CompanyProfile, 'version' | 'updatedAt'>): CompanyProfile => ({ ...content, version: 7, updatedAt: at.toISOString() });
+const before: CompanyProfile = {
+  ...profileContent({ companyNumber: '15380840', name: 'Acme Ltd' }),
+  version: 6,
+  updatedAt: '2026-05-01T08:00:00.000Z',
+};
+const next = (content: Omit<CompanyProfile, 'version' | 'updatedAt'>): CompanyProfile => ({
+  ...content,
+  version: 7,
+  updatedAt: at.toISOString(),
+});
 const signal = (id: string, state: EarlySignal['state']): EarlySignal => ({
   id,
   kind: 'charge_registered',
@@ -74,7 +82,9 @@ describe('change events of a profile rewrite', () => {
     await detector.detect({ before, after });
     expect(queued).toHaveLength(2);
     expect(queued[0]).toEqual(queued[1]);
-    expect(deliveryIdOf(queued[0]?.event.idempotencyKey as string, 'wh_x')).toBe(deliveryIdOf(queued[1]?.event.idempotencyKey as string, 'wh_x'));
+    expect(deliveryIdOf(queued[0]?.event.idempotencyKey as string, 'wh_x')).toBe(
+      deliveryIdOf(queued[1]?.event.idempotencyKey as string, 'wh_x'),
+    );
   });
 
   it('queue nothing for a company nobody watches', async () => {
