@@ -265,9 +265,11 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
     try {
       page = await options.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: batchSize }));
     } catch (error) {
-      if (!(error instanceof ExpiredIteratorException)) throw error;
+      // DynamoDB Local answers a TRIM_HORIZON iterator taken on a shard with no record yet this way; a
+      // fresh iterator (from the checkpoint, or the oldest record) reads on.
+      if (!(error instanceof ExpiredIteratorException) && !(error instanceof TrimmedDataAccessException)) throw error;
       shard.iterator = undefined;
-      return true;
+      return error instanceof ExpiredIteratorException;
     }
     const records = page.Records ?? [];
     if (records.length > 0 && (await processRecords(shard.shardId, records)) === 'stopped') return false;
