@@ -313,6 +313,7 @@ describe('bureau target resolution', () => {
       companies: 'bureau-companies',
       watches: 'bureau-watches',
       webhooks: 'bureau-webhooks',
+      deliveries: 'bureau-deliveries',
     });
     const endpoint = await opened?.doc.config.endpoint?.();
     await expect(fetch(`http://${endpoint?.hostname}:${endpoint?.port}`), 'stopped after the command').rejects.toThrow();
@@ -325,6 +326,9 @@ describe('bureau target resolution', () => {
       { OutputKey: 'CompaniesTableName', OutputValue: 'Bureau-Tablescompanies-2' },
       { OutputKey: 'WatchesTableName', OutputValue: 'Bureau-Tableswatches-3' },
       { OutputKey: 'WebhooksTableName', OutputValue: 'Bureau-Tableswebhooks-4' },
+      { OutputKey: 'DeliveriesTableName', OutputValue: 'Bureau-Tablesdeliveries-5' },
+      { OutputKey: 'DeliveriesQueueUrl', OutputValue: 'https://sqs.eu-west-2.amazonaws.com/1/deliveries' },
+      { OutputKey: 'DeliveriesDeadLetterQueueUrl', OutputValue: 'https://sqs.eu-west-2.amazonaws.com/1/deliveries-dlq' },
     ];
     const requests: unknown[] = [];
     const cloudFormation = {
@@ -343,7 +347,11 @@ describe('bureau target resolution', () => {
       companies: 'Bureau-Tablescompanies-2',
       watches: 'Bureau-Tableswatches-3',
       webhooks: 'Bureau-Tableswebhooks-4',
+      deliveries: 'Bureau-Tablesdeliveries-5',
     });
+    expect(target.queues?.deliveries).toBe('https://sqs.eu-west-2.amazonaws.com/1/deliveries');
+    expect(target.queues?.deliveriesDeadLetter).toBe('https://sqs.eu-west-2.amazonaws.com/1/deliveries-dlq');
+    expect(target.loopbackReceivers).toBe(false);
     expect(target.description).toBe('stack Bureau');
   });
 

@@ -94,7 +94,7 @@ describe('bureau keys', () => {
   });
 
   it('finds the signing key secret of a deployed stack in its outputs', async () => {
-    const outputs = ['Clients', 'Companies', 'Watches', 'Webhooks'].map((id) => ({
+    const outputs = ['Clients', 'Companies', 'Watches', 'Webhooks', 'Deliveries'].map((id) => ({
       OutputKey: `${id}TableName`,
       OutputValue: `${id}-table`,
     }));
