@@ -11,7 +11,7 @@ import { DynamoDeliveryLog } from '../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../shared/webhooks/dynamo-subscription-store';
 import { loopbackReceiversAllowed } from '../../shared/webhooks/loopback';
 import { retryDelaysFrom } from '../../shared/webhooks/retry-schedule';
-import { DEFAULT_DISABLE_AFTER_FAILING_DAYS, WebhookSender } from '../../shared/webhooks/sender';
+import { DEFAULT_DISABLE_AFTER_FAILING_DAYS, type SendOutcome, WebhookSender } from '../../shared/webhooks/sender';
 
 /** Deliveries queue → signed POSTs; a failed delivery stays on the queue, hidden until its next attempt. */
 const doc = sharedDocumentClient();
@@ -30,27 +30,52 @@ const processor = new BatchProcessor(EventType.SQS);
 /** Reported as a failure so the queue keeps the message; its visibility already says when it returns. */
 class DeliveryPending extends Error {}
 
-async function send(record: SQSRecord): Promise<void> {
-  const message = JSON.parse(record.body) as DeliveryMessage;
-  const outcome = await sender.send(message, Number(record.attributes.ApproximateReceiveCount ?? '1'));
-  const context = { deliveryId: message.deliveryId, subscriptionId: message.subscriptionId, event: message.envelope.idempotencyKey };
-  if ('attempt' in outcome) logger.info('delivery attempt', { ...context, ...outcome.attempt, next: outcome.kind });
-  else
-    logger.info('delivery not attempted', {
-      ...context,
-      outcome: outcome.kind,
-      ...('reason' in outcome ? { reason: outcome.reason } : {}),
-    });
-  if (outcome.kind === 'retry') {
-    await delayRedelivery(sqs, deliveriesUrl, record.receiptHandle, outcome.delaySeconds);
-    throw new DeliveryPending(`retry in ${outcome.delaySeconds} s`);
-  }
-  if (outcome.kind === 'exhausted') {
-    // Visible again at once: the queue's next receive finds it over maxReceiveCount and parks it in the DLQ.
-    await delayRedelivery(sqs, deliveriesUrl, record.receiptHandle, 0);
-    throw new DeliveryPending('retries exhausted');
+/** A body that is not a delivery is left to fail its way to the dead-letter queue, where an operator sees it. */
+function parse(record: SQSRecord): DeliveryMessage | undefined {
+  try {
+    const message = JSON.parse(record.body) as DeliveryMessage;
+    return message?.deliveryId && message.subscriptionId && message.clientId && message.envelope ? message : undefined;
+  } catch {
+    return undefined;
   }
 }
 
-export const handler: SQSHandler = (event, context) =>
-  processPartialResponse(event, send, processor, { context, throwOnFullBatchFailure: false });
+/**
+ * The batch is sent as a whole (one read, parallel POSTs, one write), then Powertools turns each
+ * record's outcome into the partial batch response.
+ */
+export const handler: SQSHandler = async (event, context) => {
+  const valid = event.Records.flatMap((record) => {
+    const message = parse(record);
+    return message ? [{ record, message }] : [];
+  });
+  const outcomes = new Map<string, SendOutcome>();
+  const sent = await sender.sendBatch(
+    valid.map(({ record, message }) => ({ message, receiveCount: Number(record.attributes.ApproximateReceiveCount ?? '1') })),
+  );
+  valid.forEach(({ record }, index) => outcomes.set(record.messageId, sent[index] as SendOutcome));
+
+  const settle = async (record: SQSRecord): Promise<void> => {
+    const outcome = outcomes.get(record.messageId);
+    if (!outcome) throw new Error(`Message ${record.messageId} is not a delivery`);
+    const message = parse(record) as DeliveryMessage;
+    const fields = { deliveryId: message.deliveryId, subscriptionId: message.subscriptionId, event: message.envelope.idempotencyKey };
+    if ('attempt' in outcome) logger.info('delivery attempt', { ...fields, ...outcome.attempt, next: outcome.kind });
+    else
+      logger.info('delivery not attempted', {
+        ...fields,
+        result: outcome.kind,
+        ...('reason' in outcome ? { reason: outcome.reason } : {}),
+      });
+    if (outcome.kind === 'retry') {
+      await delayRedelivery(sqs, deliveriesUrl, record.receiptHandle, outcome.delaySeconds);
+      throw new DeliveryPending(`retry in ${outcome.delaySeconds} s`);
+    }
+    if (outcome.kind === 'exhausted') {
+      // Visible again at once: the queue's next receive finds it over maxReceiveCount and parks it in the DLQ.
+      await delayRedelivery(sqs, deliveriesUrl, record.receiptHandle, 0);
+      throw new DeliveryPending('retries exhausted');
+    }
+  };
+  return processPartialResponse(event, settle, processor, { context, throwOnFullBatchFailure: false });
+};

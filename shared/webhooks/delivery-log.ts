@@ -52,6 +52,8 @@ export const DELIVERY_LOG_DAYS = 30;
 
 export interface DeliveryLog {
   read(subscriptionId: string, deliveryId: string): Promise<DeliveryRecord | undefined>;
+  /** The deliveries that have a record among those named, by delivery id. */
+  readMany(keys: ReadonlyArray<{ readonly subscriptionId: string; readonly deliveryId: string }>): Promise<Map<string, DeliveryRecord>>;
   /** The delivery's new state and the attempt that led to it, written together. */
   record(delivery: DeliveryRecord, attempt: DeliveryAttempt): Promise<void>;
   /** Attempts newest first, within the last DELIVERY_LOG_DAYS. */

@@ -1,5 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
+import { batchGet } from '../storage/batch-get';
 import {
   type AttemptPage,
   DELIVERY_LOG_DAYS,
@@ -43,6 +44,18 @@ export class DynamoDeliveryLog implements DeliveryLog {
       }),
     );
     return result.Item && strip(result.Item as DeliveryRecord);
+  }
+
+  async readMany(
+    keys: ReadonlyArray<{ readonly subscriptionId: string; readonly deliveryId: string }>,
+  ): Promise<Map<string, DeliveryRecord>> {
+    const wanted = [...new Map(keys.filter((key) => DELIVERY_ID.test(key.deliveryId)).map((key) => [key.deliveryId, key])).values()];
+    const items = await batchGet(
+      this.doc,
+      this.tableName,
+      wanted.map((key) => ({ pk: partition(key.subscriptionId), sk: `DELIVERY#${key.deliveryId}` })),
+    );
+    return new Map(items.map((item) => strip(item as unknown as DeliveryRecord)).map((record) => [record.deliveryId, record]));
   }
 
   async record(delivery: DeliveryRecord, attempt: DeliveryAttempt): Promise<void> {

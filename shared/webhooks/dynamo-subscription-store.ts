@@ -1,13 +1,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
+import { batchGet } from '../storage/batch-get';
 import {
   InvalidSubscriptionCursorError,
   MAX_SUBSCRIPTIONS_PER_CLIENT,
@@ -28,8 +22,7 @@ const SUBSCRIPTION_PREFIX = 'WEBHOOK#';
  * endpoints with one batched read per hundred clients.
  */
 const COUNT_SK = 'COUNT';
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_LIMIT = 100;
+
 const UPDATE_ATTEMPTS = 3;
 const SUBSCRIPTION_ID = /^wh_[A-Za-z0-9_-]{16}$/;
 
@@ -87,6 +80,18 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
     if (!SUBSCRIPTION_ID.test(id)) return undefined;
     const result = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyOf(clientId, id), ConsistentRead: true }));
     return result.Item && subscriptionOf(result.Item as StoredSubscription);
+  }
+
+  async getMany(keys: ReadonlyArray<{ readonly clientId: string; readonly id: string }>): Promise<Map<string, Subscription>> {
+    const wanted = [...new Map(keys.filter((key) => SUBSCRIPTION_ID.test(key.id)).map((key) => [key.id, key])).values()];
+    const items = await batchGet(
+      this.doc,
+      this.tableName,
+      wanted.map((key) => keyOf(key.clientId, key.id)),
+    );
+    return new Map(
+      items.map((item) => subscriptionOf(item as unknown as StoredSubscription)).map((subscription) => [subscription.id, subscription]),
+    );
   }
 
   async list(clientId: string, options: { limit: number; cursor?: string }): Promise<SubscriptionPage> {
@@ -153,27 +158,16 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
   }
 
   async activeSubscriptionIds(clientIds: readonly string[]): Promise<Map<string, string[]>> {
-    const active = new Map<string, string[]>();
-    const unique = [...new Set(clientIds)];
-    const chunks: string[][] = [];
-    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) chunks.push(unique.slice(start, start + BATCH_GET_LIMIT));
-    await Promise.all(
-      chunks.map(async (chunk) => {
-        let pending: Record<string, unknown>[] = chunk.map((clientId) => ({ pk: clientPk(clientId), sk: COUNT_SK }));
-        for (let attempt = 0; pending.length > 0; attempt++) {
-          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-          const result = await this.doc.send(
-            new BatchGetCommand({
-              RequestItems: { [this.tableName]: { Keys: pending, ProjectionExpression: 'pk, activeIds', ConsistentRead: true } },
-            }),
-          );
-          for (const item of (result.Responses?.[this.tableName] ?? []) as Array<{ pk: string; activeIds?: Set<string> }>) {
-            if (item.activeIds && item.activeIds.size > 0) active.set(item.pk.slice('CLIENT#'.length), [...item.activeIds].sort());
-          }
-          pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-        }
-      }),
+    const items = await batchGet(
+      this.doc,
+      this.tableName,
+      [...new Set(clientIds)].map((clientId) => ({ pk: clientPk(clientId), sk: COUNT_SK })),
+      'pk, activeIds',
     );
+    const active = new Map<string, string[]>();
+    for (const item of items as Array<{ pk: string; activeIds?: Set<string> }>) {
+      if (item.activeIds && item.activeIds.size > 0) active.set(item.pk.slice('CLIENT#'.length), [...item.activeIds].sort());
+    }
     return active;
   }
 

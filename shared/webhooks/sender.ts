@@ -11,7 +11,7 @@ export type SendOutcome =
   | { readonly kind: 'retry'; readonly delaySeconds: number; readonly attempt: DeliveryAttempt }
   /** No attempt left: the message goes to the dead-letter queue. */
   | { readonly kind: 'exhausted'; readonly attempt: DeliveryAttempt }
-  /** The endpoint answered 410 Gone: the subscription is disabled. */
+  /** The endpoint answered 410 Gone, or failed for days: the subscription is disabled. */
   | { readonly kind: 'gone'; readonly attempt: DeliveryAttempt }
   /** Not sent: the subscription is gone or disabled. */
   | { readonly kind: 'dropped'; readonly reason: string }
@@ -32,14 +32,27 @@ export interface SenderDeps {
   readonly disableAfterFailingDays?: number;
 }
 
+/** One received message and how often the queue has handed it out: its place in the schedule. */
+export interface ReceivedDelivery {
+  readonly message: DeliveryMessage;
+  readonly receiveCount: number;
+}
+
 export const DEFAULT_DISABLE_AFTER_FAILING_DAYS = 5;
 const DAY_MS = 24 * 3600 * 1000;
 
+interface Step {
+  readonly outcome: SendOutcome;
+  readonly logged?: { readonly delivery: DeliveryRecord; readonly attempt: DeliveryAttempt };
+  readonly subscription?: Subscription;
+}
+
 /**
- * Sends one delivery: signs the envelope with every secret in force, POSTs it, logs the attempt,
- * and decides what follows — done, a retry on the schedule (Retry-After may only lengthen it), the
+ * Sends deliveries: signs each envelope with every secret in force, POSTs it, logs the attempt, and
+ * decides what follows — done, a retry on the schedule (Retry-After may only lengthen it), the
  * dead-letter queue when the schedule is spent, or the subscription disabled on 410 Gone or after
- * failing for days.
+ * failing for days. A batch costs one read of its subscriptions and delivery states, then its POSTs
+ * in parallel, each logged the moment it ends.
  */
 export class WebhookSender {
   private readonly disableAfterMs: number;
@@ -48,77 +61,122 @@ export class WebhookSender {
     this.disableAfterMs = (deps.disableAfterFailingDays ?? DEFAULT_DISABLE_AFTER_FAILING_DAYS) * DAY_MS;
   }
 
-  /** `receiveCount` is how often the queue has handed out this message: the place in the schedule. */
   async send(message: DeliveryMessage, receiveCount: number): Promise<SendOutcome> {
-    const [subscription, previous] = await Promise.all([
-      this.deps.subscriptions.get(message.clientId, message.subscriptionId),
-      this.deps.log.read(message.subscriptionId, message.deliveryId),
-    ]);
-    if (previous?.status === 'delivered' && !message.manual) return { kind: 'duplicate' };
-    if (!subscription) return { kind: 'dropped', reason: 'the subscription was deleted' };
-    const number = (previous?.attempts ?? 0) + 1;
-    if (subscription.status !== 'ACTIVE') {
-      const reason = 'the subscription is disabled';
-      await this.record(message, subscription, {
-        ...this.attemptBase(message, number),
-        outcome: 'dropped',
-        error: 'subscription_disabled',
-        errorMessage: reason,
-        durationMs: 0,
-      });
-      return { kind: 'dropped', reason };
-    }
-
-    const now = this.deps.clock();
-    const body = JSON.stringify(message.envelope);
-    const headers = signedHeaders(subscription.signingSecrets, message.deliveryId, now, body);
-    const result = await this.deps.client.post(subscription.url, headers, body);
-    const base = { ...this.attemptBase(message, number, now), durationMs: result.durationMs };
-    const answer = result.kind === 'response' ? { httpStatus: result.status } : { error: result.error, errorMessage: result.message };
-
-    if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
-      const attempt: DeliveryAttempt = { ...base, ...answer, outcome: 'delivered' };
-      await this.record(message, subscription, attempt);
-      if (subscription.failingSince) await this.deps.subscriptions.markHealthy(message.clientId, message.subscriptionId);
-      return { kind: 'delivered', attempt };
-    }
-    if (result.kind === 'response' && result.status === 410) {
-      const attempt: DeliveryAttempt = { ...base, ...answer, outcome: 'failed' };
-      await this.record(message, subscription, attempt);
-      await this.disable(subscription, `The endpoint answered 410 Gone on ${now.toISOString()}.`, now);
-      return { kind: 'gone', attempt };
-    }
-
-    const retryAfter = result.kind === 'response' ? retryAfterSeconds(result.retryAfter, now) : undefined;
-    const delay = nextRetryDelaySeconds(receiveCount, this.deps.retry, retryAfter);
-    const attempt: DeliveryAttempt = {
-      ...base,
-      ...answer,
-      outcome: 'failed',
-      ...(delay === undefined ? {} : { nextAttemptAt: new Date(now.getTime() + delay * 1000).toISOString() }),
-    };
-    await this.record(message, subscription, attempt);
-    const failingSince = subscription.failingSince ?? now.toISOString();
-    if (!subscription.failingSince) await this.deps.subscriptions.markFailing(message.clientId, message.subscriptionId, failingSince);
-    else if (now.getTime() - Date.parse(failingSince) >= this.disableAfterMs) {
-      const days = Math.floor((now.getTime() - Date.parse(failingSince)) / DAY_MS);
-      await this.disable(subscription, `No delivery succeeded since ${failingSince} (${days} days).`, now);
-      return { kind: 'gone', attempt };
-    }
-    return delay === undefined ? { kind: 'exhausted', attempt } : { kind: 'retry', delaySeconds: delay, attempt };
+    const [outcome] = await this.sendBatch([{ message, receiveCount }]);
+    return outcome as SendOutcome;
   }
 
-  private attemptBase(message: DeliveryMessage, attempt: number, now: Date = this.deps.clock()) {
-    return {
+  /** The outcomes in the order of the batch. */
+  async sendBatch(batch: readonly ReceivedDelivery[]): Promise<SendOutcome[]> {
+    const [subscriptions, previous] = await Promise.all([
+      this.deps.subscriptions.getMany(batch.map(({ message }) => ({ clientId: message.clientId, id: message.subscriptionId }))),
+      this.deps.log.readMany(batch.map(({ message }) => ({ subscriptionId: message.subscriptionId, deliveryId: message.deliveryId }))),
+    ]);
+    const now = this.deps.clock();
+    const steps = await Promise.all(
+      batch.map(async (item) => {
+        const step = await this.attempt(item, subscriptions.get(item.message.subscriptionId), previous.get(item.message.deliveryId), now);
+        // Logged as soon as it is known, not with the batch: should the sender die waiting on a slow
+        // receiver, what was delivered is on record and is not sent again.
+        if (step.logged) await this.deps.log.record(step.logged.delivery, step.logged.attempt);
+        return step;
+      }),
+    );
+    return this.settleHealth(steps, now);
+  }
+
+  private async attempt(
+    { message, receiveCount }: ReceivedDelivery,
+    subscription: Subscription | undefined,
+    previous: DeliveryRecord | undefined,
+    now: Date,
+  ): Promise<Step> {
+    if (previous?.status === 'delivered' && !message.manual) return { outcome: { kind: 'duplicate' } };
+    if (!subscription || subscription.clientId !== message.clientId) {
+      return { outcome: { kind: 'dropped', reason: 'the subscription was deleted' } };
+    }
+    const number = (previous?.attempts ?? 0) + 1;
+    const base = {
       deliveryId: message.deliveryId,
       eventType: message.envelope.type,
       idempotencyKey: message.envelope.idempotencyKey,
-      attempt,
+      attempt: number,
       attemptedAt: now.toISOString(),
     };
+    if (subscription.status !== 'ACTIVE') {
+      const reason = 'the subscription is disabled';
+      const attempt: DeliveryAttempt = { ...base, outcome: 'dropped', error: 'subscription_disabled', errorMessage: reason, durationMs: 0 };
+      return { outcome: { kind: 'dropped', reason }, logged: this.logEntry(message, subscription, attempt) };
+    }
+
+    const body = JSON.stringify(message.envelope);
+    const result = await this.deps.client.post(
+      subscription.url,
+      signedHeaders(subscription.signingSecrets, message.deliveryId, now, body),
+      body,
+    );
+    const answer = result.kind === 'response' ? { httpStatus: result.status } : { error: result.error, errorMessage: result.message };
+    const measured = { ...base, ...answer, durationMs: result.durationMs };
+
+    if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
+      const attempt: DeliveryAttempt = { ...measured, outcome: 'delivered' };
+      return { outcome: { kind: 'delivered', attempt }, logged: this.logEntry(message, subscription, attempt), subscription };
+    }
+    if (result.kind === 'response' && result.status === 410) {
+      const attempt: DeliveryAttempt = { ...measured, outcome: 'failed' };
+      return { outcome: { kind: 'gone', attempt }, logged: this.logEntry(message, subscription, attempt), subscription };
+    }
+    const retryAfter = result.kind === 'response' ? retryAfterSeconds(result.retryAfter, now) : undefined;
+    const delay = nextRetryDelaySeconds(receiveCount, this.deps.retry, retryAfter);
+    const attempt: DeliveryAttempt = {
+      ...measured,
+      outcome: 'failed',
+      ...(delay === undefined ? {} : { nextAttemptAt: new Date(now.getTime() + delay * 1000).toISOString() }),
+    };
+    const outcome: SendOutcome = delay === undefined ? { kind: 'exhausted', attempt } : { kind: 'retry', delaySeconds: delay, attempt };
+    return { outcome, logged: this.logEntry(message, subscription, attempt), subscription };
   }
 
-  private async record(message: DeliveryMessage, subscription: Subscription, attempt: DeliveryAttempt): Promise<void> {
+  /**
+   * Subscription health, once per subscription of the batch: a success clears failingSince, a
+   * first failure sets it, 410 or failing for longer than allowed disables the subscription.
+   */
+  private async settleHealth(steps: readonly Step[], now: Date): Promise<SendOutcome[]> {
+    const outcomes = steps.map((step) => step.outcome);
+    const bySubscription = new Map<string, { subscription: Subscription; indexes: number[] }>();
+    steps.forEach((step, index) => {
+      if (!step.subscription) return;
+      const entry = bySubscription.get(step.subscription.id) ?? { subscription: step.subscription, indexes: [] };
+      entry.indexes.push(index);
+      bySubscription.set(step.subscription.id, entry);
+    });
+    await Promise.all(
+      [...bySubscription.values()].map(async ({ subscription, indexes }) => {
+        const kinds = indexes.map((index) => outcomes[index]?.kind);
+        if (kinds.includes('gone')) {
+          await this.disable(subscription, `The endpoint answered 410 Gone on ${now.toISOString()}.`, now);
+          return;
+        }
+        const failed = kinds.some((kind) => kind === 'retry' || kind === 'exhausted');
+        if (kinds.includes('delivered')) {
+          if (subscription.failingSince) await this.deps.subscriptions.markHealthy(subscription.clientId, subscription.id);
+        } else if (failed && !subscription.failingSince) {
+          await this.deps.subscriptions.markFailing(subscription.clientId, subscription.id, now.toISOString());
+        } else if (failed && subscription.failingSince && now.getTime() - Date.parse(subscription.failingSince) >= this.disableAfterMs) {
+          const days = Math.floor((now.getTime() - Date.parse(subscription.failingSince)) / DAY_MS);
+          await this.disable(subscription, `No delivery succeeded since ${subscription.failingSince} (${days} days).`, now);
+          for (const index of indexes) {
+            const outcome = outcomes[index];
+            if (outcome && (outcome.kind === 'retry' || outcome.kind === 'exhausted'))
+              outcomes[index] = { kind: 'gone', attempt: outcome.attempt };
+          }
+        }
+      }),
+    );
+    return outcomes;
+  }
+
+  private logEntry(message: DeliveryMessage, subscription: Subscription, attempt: DeliveryAttempt) {
     const delivery: DeliveryRecord = {
       deliveryId: message.deliveryId,
       clientId: subscription.clientId,
@@ -129,7 +187,7 @@ export class WebhookSender {
       lastAttemptAt: attempt.attemptedAt,
       ...(attempt.nextAttemptAt ? { nextAttemptAt: attempt.nextAttemptAt } : {}),
     };
-    await this.deps.log.record(delivery, attempt);
+    return { delivery, attempt };
   }
 
   private async disable(subscription: Subscription, reason: string, now: Date): Promise<void> {

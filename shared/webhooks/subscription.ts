@@ -93,6 +93,8 @@ export interface SubscriptionDirectory {
   /** The ACTIVE subscription ids of each client given (clients without any are absent). */
   activeSubscriptionIds(clientIds: readonly string[]): Promise<Map<string, string[]>>;
   get(clientId: string, id: string): Promise<Subscription | undefined>;
+  /** The subscriptions that exist among those named, by id. */
+  getMany(keys: ReadonlyArray<{ readonly clientId: string; readonly id: string }>): Promise<Map<string, Subscription>>;
   update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription>;
   /** Sets failingSince unless already set. */
   markFailing(clientId: string, id: string, at: string): Promise<void>;
