@@ -111,10 +111,11 @@ async function sending(context: BenchContext, receiver: WebhookReceiver): Promis
   for (const [label, thinkMs] of [
     ['receiver answers at once', 0],
     ['receiver takes 20 ms', 20],
+    ['receiver takes 100 ms', 100],
   ] as const) {
     receiver.respondWith(() => ({ status: 200, ...(thinkMs ? { delayMs: thinkMs } : {}) }));
     for (const instances of [1, 4]) {
-      const batches = Math.ceil(count / 10);
+      const batches = Math.ceil((thinkMs >= 100 ? Math.min(count, 400 * instances) : count) / 10);
       const run = async (job: (batch: number) => Promise<void>) =>
         timeThroughput(batches * 10, async () => {
           let next = 0;
