@@ -41,6 +41,8 @@ function banner(runtime: LocalRuntime, seconds: number, inMemory: boolean): stri
     'Then call the API with it:',
     `  curl -H "Authorization: Bearer $TOKEN" '${runtime.baseUrl}/v1/search?q=CPA%20GATES&jurisdiction=GB'`,
     `  curl -H "Authorization: Bearer $TOKEN" '${runtime.baseUrl}/v1/profile/15380840?jurisdiction=GB'`,
+    'Receive its webhooks: `npx bureau webhooks listen`, register http://127.0.0.1:4000/webhooks, then',
+    '  `npx bureau companies change 15380840` (the README walks through it).',
     '',
     inMemory
       ? 'Data is in memory: it goes when this stops.'
