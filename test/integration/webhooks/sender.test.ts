@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
+import { DeliveryClient } from '../../../shared/webhooks/delivery-client';
+import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
+import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
+import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
+import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
+import { RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
+import { WebhookSender } from '../../../shared/webhooks/sender';
+import { generateSigningSecret, generateSubscriptionId, type Subscription } from '../../../shared/webhooks/subscription';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
+
+let tables: TestTables;
+let receiver: WebhookReceiver;
+let store: DynamoSubscriptionStore;
+let log: DynamoDeliveryLog;
+let client: DeliveryClient;
+let now = new Date('2026-08-01T12:00:00.000Z');
+let sequence = 0;
+
+beforeAll(async () => {
+  tables = await createTestTables([webhooksTable, deliveriesTable]);
+  receiver = await startWebhookReceiver();
+  store = new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string);
+  log = new DynamoDeliveryLog(tables.doc, tables.names.deliveries as string, () => now);
+  client = new DeliveryClient({ allowLoopback: true });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await receiver?.stop();
+});
+
+const sender = () =>
+  new WebhookSender({
+    subscriptions: store,
+    log,
+    client,
+    retry: { delaysSeconds: RETRY_DELAYS_SECONDS, random: () => 0.5 },
+    clock: () => now,
+  });
+
+async function subscription(path: string): Promise<Subscription> {
+  const created: Subscription = {
+    id: generateSubscriptionId(),
+    clientId: 'cli-sender',
+    name: path,
+    url: `${receiver.url}${path}`,
+    status: 'ACTIVE',
+    signingSecrets: [{ secret: generateSigningSecret(), createdAt: now.toISOString() }],
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  await store.create(created);
+  return created;
+}
+
+function message(target: Subscription): DeliveryMessage {
+  const envelope: WebhookEnvelope = {
+    type: 'profile.changed',
+    apiVersion: 'v1',
+    occurredAt: now.toISOString(),
+    idempotencyKey: `profile.changed:GB:0000${++sequence}:overview:v2`,
+    block: 'overview',
+    data: { jurisdiction: 'GB', companyNumber: `0000${sequence}` },
+  };
+  return { deliveryId: deliveryIdOf(envelope.idempotencyKey, target.id), clientId: target.clientId, subscriptionId: target.id, envelope };
+}
+
+describe('the sender', () => {
+  it('schedules the next attempt from the receive count, lengthened by Retry-After, and marks the endpoint failing', async () => {
+    const target = await subscription('/busy');
+    receiver.respondWith((delivery) => (delivery.path === '/busy' ? { status: 429, headers: { 'retry-after': '900' } } : { status: 200 }));
+    const first = await sender().send(message(target), 1);
+    const third = await sender().send(message(target), 3);
+
+    expect(first).toMatchObject({
+      kind: 'retry',
+      delaySeconds: 900,
+      attempt: { httpStatus: 429, nextAttemptAt: '2026-08-01T12:15:00.000Z' },
+    });
+    expect(third).toMatchObject({ kind: 'retry', delaySeconds: 1800 });
+    expect((await store.get(target.clientId, target.id))?.failingSince).toBe(now.toISOString());
+    const last = await sender().send(message(target), 12);
+    expect(last.kind).toBe('exhausted');
+    expect(last).not.toHaveProperty('attempt.nextAttemptAt');
+  });
+
+  it('clears failingSince on the next success, and skips a delivery already delivered unless it is a manual retry', async () => {
+    const target = await subscription('/recovering');
+    receiver.respondWith((delivery) => ({
+      status: delivery.path === '/recovering' && receiver.deliveries.filter((d) => d.path === '/recovering').length === 1 ? 500 : 200,
+    }));
+    const delivery = message(target);
+    expect((await sender().send(delivery, 1)).kind).toBe('retry');
+    expect((await store.get(target.clientId, target.id))?.failingSince).toBeDefined();
+    expect((await sender().send(delivery, 2)).kind).toBe('delivered');
+    expect((await store.get(target.clientId, target.id))?.failingSince).toBeUndefined();
+
+    expect(await sender().send(delivery, 3)).toEqual({ kind: 'duplicate' });
+    expect(await sender().send({ ...delivery, manual: true }, 1)).toMatchObject({ kind: 'delivered', attempt: { attempt: 3 } });
+    expect(receiver.deliveries.filter((d) => d.path === '/recovering')).toHaveLength(3);
+  });
+
+  it('disables a subscription that has failed for five days, saying since when', async () => {
+    const target = await subscription('/dead');
+    receiver.respondWith((delivery) => ({ status: delivery.path === '/dead' ? 503 : 200 }));
+    await sender().send(message(target), 1);
+    now = new Date(now.getTime() + 5 * 24 * 3600 * 1000 + 1000);
+    try {
+      const outcome = await sender().send(message(target), 1);
+      const disabled = await store.get(target.clientId, target.id);
+      expect(outcome.kind).toBe('gone');
+      expect(disabled?.status).toBe('DISABLED');
+      expect(disabled?.disabledReason).toBe('No delivery succeeded since 2026-08-01T12:00:00.000Z (5 days).');
+      expect((await store.activeSubscriptionIds([target.clientId])).get(target.clientId) ?? []).not.toContain(target.id);
+    } finally {
+      now = new Date('2026-08-01T12:00:00.000Z');
+    }
+  });
+
+  it('drops, and logs, a delivery to a disabled subscription; a deleted one leaves nothing to log', async () => {
+    const target = await subscription('/off');
+    await store.update(target.clientId, target.id, { status: 'DISABLED' }, now.toISOString());
+    const delivery = message(target);
+    expect(await sender().send(delivery, 1)).toEqual({ kind: 'dropped', reason: 'the subscription is disabled' });
+    expect((await log.read(target.id, delivery.deliveryId))?.status).toBe('dropped');
+    await store.delete(target.clientId, target.id);
+    expect(await sender().send(message(target), 1)).toEqual({ kind: 'dropped', reason: 'the subscription was deleted' });
+    expect(receiver.deliveries.filter((d) => d.path === '/off')).toHaveLength(0);
+  });
+});
