@@ -53,7 +53,7 @@ export const handler: SQSHandler = async (event, context) => {
   const sent = await sender.sendBatch(
     valid.map(({ record, message }) => ({ message, receiveCount: Number(record.attributes.ApproximateReceiveCount ?? '1') })),
   );
-  valid.forEach(({ record }, index) => outcomes.set(record.messageId, sent[index] as SendOutcome));
+  for (const [index, { record }] of valid.entries()) outcomes.set(record.messageId, sent[index] as SendOutcome);
 
   const settle = async (record: SQSRecord): Promise<void> => {
     const outcome = outcomes.get(record.messageId);

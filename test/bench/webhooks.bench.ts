@@ -25,12 +25,13 @@ import { FanOut } from '../../shared/webhooks/fan-out';
 import { RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
 import { WebhookSender } from '../../shared/webhooks/sender';
 import { secretKey, sign, signedHeaders } from '../../shared/webhooks/signature';
-import { generateSigningSecret, generateSubscriptionId, type Subscription } from '../../shared/webhooks/subscription';
-import { profileContent } from '../../test/support/profile-fixture';
+import { generateSigningSecret } from '../../shared/webhooks/subscription';
+import { profileContent } from '../support/profile-fixture';
+import { subscriptionFixture } from '../support/subscription-fixture';
 import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import type { BenchContext } from './support/context';
 import { summarize } from './support/stats';
-import { latencyTable, renderTable, throughputTable } from './support/table';
+import { latencyTable, renderTable } from './support/table';
 import { timeInterleaved, timeThroughput } from './support/timing';
 
 export const name = 'Webhooks: signing, sending, change-to-delivery latency, fan-out';
@@ -43,6 +44,13 @@ const body = JSON.stringify({
   block: 'riskOfFailure',
   data: { jurisdiction: 'GB', companyNumber: '15380840' },
 });
+
+/** The sender as the function builds it, reaching the loopback receiver. */
+function benchSender(subscriptions: DynamoSubscriptionStore, log: DynamoDeliveryLog) {
+  const client = new DeliveryClient({ allowLoopback: true });
+  const sender = new WebhookSender({ subscriptions, log, client, retry: { delaysSeconds: RETRY_DELAYS_SECONDS }, clock: () => new Date() });
+  return { client, sender };
+}
 
 async function signing(context: BenchContext): Promise<void> {
   const loop = context.scale === 'full' ? { warmup: 2000, iterations: 50_000 } : { warmup: 1000, iterations: 10_000 };
@@ -72,26 +80,9 @@ async function sending(context: BenchContext, receiver: WebhookReceiver): Promis
   const count = context.scale === 'full' ? 5000 : 1500;
   const { doc, names } = await context.createTables([webhooksTable, deliveriesTable]);
   const subscriptions = new DynamoSubscriptionStore(doc, names.webhooks as string);
-  const at = new Date().toISOString();
-  const subscription: Subscription = {
-    id: generateSubscriptionId(),
-    clientId: 'cli_bench',
-    name: 'bench',
-    url: `${receiver.url}/send`,
-    status: 'ACTIVE',
-    signingSecrets: [{ secret: generateSigningSecret(), createdAt: at }],
-    createdAt: at,
-    updatedAt: at,
-  };
+  const subscription = subscriptionFixture({ clientId: 'cli_bench', name: 'bench', url: `${receiver.url}/send` });
   await subscriptions.create(subscription);
-  const client = new DeliveryClient({ allowLoopback: true });
-  const sender = new WebhookSender({
-    subscriptions,
-    log: new DynamoDeliveryLog(doc, names.deliveries as string),
-    client,
-    retry: { delaysSeconds: RETRY_DELAYS_SECONDS },
-    clock: () => new Date(),
-  });
+  const { client, sender } = benchSender(subscriptions, new DynamoDeliveryLog(doc, names.deliveries as string));
   const bare = new Agent({ connections: 16 });
   const envelope = JSON.parse(body) as WebhookEnvelope;
   const message = (n: number): DeliveryMessage => {
@@ -282,14 +273,7 @@ async function fanOutAtScale(context: BenchContext, receiver: WebhookReceiver): 
       deliveries: new JsonQueue<DeliveryMessage>(sqs, deliveryQueue),
       tasks: new JsonQueue<FanoutTask>(sqs, taskQueue),
     });
-    const client = new DeliveryClient({ allowLoopback: true });
-    const sender = new WebhookSender({
-      subscriptions,
-      log: new DynamoDeliveryLog(doc, names.deliveries as string),
-      client,
-      retry: { delaysSeconds: RETRY_DELAYS_SECONDS },
-      clock: () => new Date(),
-    });
+    const { client, sender } = benchSender(subscriptions, new DynamoDeliveryLog(doc, names.deliveries as string));
     const event = { ...(JSON.parse(body) as WebhookEnvelope), idempotencyKey: `profile.changed:GB:15380840:riskOfFailure:v${Date.now()}` };
     receiver.respondWith(() => ({ status: 200 }));
     const before = receiver.deliveries.length;

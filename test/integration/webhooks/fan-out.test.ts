@@ -12,8 +12,8 @@ import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import type { WebhookEnvelope } from '../../../shared/webhooks/events';
 import { FanOut } from '../../../shared/webhooks/fan-out';
-import { generateSigningSecret, generateSubscriptionId } from '../../../shared/webhooks/subscription';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { subscriptionFixture } from '../../support/subscription-fixture';
 
 const WATCHERS = 2345;
 const PAGE = 1000;
@@ -37,18 +37,10 @@ const event: WebhookEnvelope = {
 };
 
 async function subscribe(clientId: string, status: 'ACTIVE' | 'DISABLED' = 'ACTIVE'): Promise<void> {
-  const at = new Date().toISOString();
-  const id = generateSubscriptionId();
-  await subscriptions.create({
-    id,
-    clientId,
-    name: 'hook',
-    url: 'https://hooks.example.com/',
-    status: 'ACTIVE',
-    signingSecrets: [{ secret: generateSigningSecret(), createdAt: at }],
-    createdAt: at,
-    updatedAt: at,
-  });
+  const created = subscriptionFixture({ clientId, url: 'https://hooks.example.com/' });
+  const { id } = created;
+  const at = created.createdAt;
+  await subscriptions.create(created);
   if (status === 'DISABLED') await subscriptions.update(clientId, id, { status }, at);
   else expected.add(`${clientId}/${id}`);
 }

@@ -12,8 +12,9 @@ import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
-import { generateSigningSecret, generateSubscriptionId, type Subscription } from '../../../shared/webhooks/subscription';
+import type { Subscription } from '../../../shared/webhooks/subscription';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { subscriptionFixture } from '../../support/subscription-fixture';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 let tables: TestTables;
@@ -26,17 +27,7 @@ let queueUrl: string;
 let store: DynamoSubscriptionStore;
 
 async function subscription(path: string): Promise<Subscription> {
-  const at = new Date().toISOString();
-  const created: Subscription = {
-    id: generateSubscriptionId(),
-    clientId: 'client-crash',
-    name: path,
-    url: `${receiver.url}${path}`,
-    status: 'ACTIVE',
-    signingSecrets: [{ secret: generateSigningSecret(), createdAt: at }],
-    createdAt: at,
-    updatedAt: at,
-  };
+  const created = subscriptionFixture({ clientId: 'client-crash', name: path, url: `${receiver.url}${path}` });
   await store.create(created);
   return created;
 }

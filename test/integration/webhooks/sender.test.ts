@@ -7,8 +7,9 @@ import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscri
 import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
 import { RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
 import { WebhookSender } from '../../../shared/webhooks/sender';
-import { generateSigningSecret, generateSubscriptionId, type Subscription } from '../../../shared/webhooks/subscription';
+import type { Subscription } from '../../../shared/webhooks/subscription';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { subscriptionFixture } from '../../support/subscription-fixture';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 let tables: TestTables;
@@ -42,16 +43,7 @@ const sender = () =>
   });
 
 async function subscription(path: string): Promise<Subscription> {
-  const created: Subscription = {
-    id: generateSubscriptionId(),
-    clientId: 'cli-sender',
-    name: path,
-    url: `${receiver.url}${path}`,
-    status: 'ACTIVE',
-    signingSecrets: [{ secret: generateSigningSecret(), createdAt: now.toISOString() }],
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-  };
+  const created = subscriptionFixture({ clientId: 'cli-sender', name: path, url: `${receiver.url}${path}`, at: now });
   await store.create(created);
   return created;
 }
