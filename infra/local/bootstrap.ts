@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
-import { clientsTable } from '../../shared/storage/tables';
+import { clientsTable, webhooksTable } from '../../shared/storage/tables';
+import { DynamoSubscriptionStore } from '../../shared/webhooks/dynamo-subscription-store';
 import { ensureLocalSigningKeys } from './key-file';
 import type { LocalPaths } from './paths';
 
@@ -97,7 +98,17 @@ export const ensureDemoClient: StartupHook = async ({ paths, doc, tables, env, l
 };
 
 /** Run in order at every start, after the tables exist and before the first request. */
-export const startupHooks: readonly StartupHook[] = [publishSigningKeys, ensureDemoClient];
+/**
+ * Subscriptions registered before the fan-out kept its per-client active sets are added to them, so
+ * a data folder from an earlier version loses no delivery. A local table is small: this takes
+ * milliseconds.
+ */
+export const indexActiveSubscriptions: StartupHook = async ({ doc, tables }) => {
+  await new DynamoSubscriptionStore(doc, tables[webhooksTable.id] as string).rebuildActiveSets();
+  return {};
+};
+
+export const startupHooks: readonly StartupHook[] = [publishSigningKeys, ensureDemoClient, indexActiveSubscriptions];
 
 export async function runStartupHooks(context: StartupContext, hooks: readonly StartupHook[] = startupHooks): Promise<StartupFacts> {
   let facts: Partial<StartupFacts> = {};

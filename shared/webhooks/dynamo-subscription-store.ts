@@ -1,5 +1,12 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { batchGet } from '../storage/batch-get';
 import {
@@ -169,6 +176,37 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
       if (item.activeIds && item.activeIds.size > 0) active.set(item.pk.slice('CLIENT#'.length), [...item.activeIds].sort());
     }
     return active;
+  }
+
+  /**
+   * Puts every ACTIVE subscription's id into its client's active set, a page at a time: brings a
+   * table written before the sets existed up to date, and repairs any drift. Idempotent; returns how
+   * many subscriptions it saw and how many are active.
+   */
+  async rebuildActiveSets(onPage?: (progress: { seen: number; active: number }) => void): Promise<{ seen: number; active: number }> {
+    let seen = 0;
+    let active = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':prefix': SUBSCRIPTION_PREFIX },
+          ProjectionExpression: 'clientId, id, #status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      const items = (page.Items ?? []) as Array<Pick<Subscription, 'clientId' | 'id' | 'status'>>;
+      seen += items.length;
+      const activeItems = items.filter((item) => item.status === 'ACTIVE');
+      active += activeItems.length;
+      await Promise.all(activeItems.map((item) => this.changeActiveSet(item.clientId, item.id, 'ADD')));
+      onPage?.({ seen, active });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return { seen, active };
   }
 
   async markFailing(clientId: string, id: string, at: string): Promise<void> {

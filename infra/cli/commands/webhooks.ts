@@ -217,6 +217,17 @@ Examples:
     });
 
   webhooks
+    .command('reindex')
+    .description("rebuild every client's set of ACTIVE subscriptions, which the fan-out reads (once after upgrading a stack)")
+    .action(async () => {
+      const target = await context.target();
+      const { seen, active } = await new DynamoSubscriptionStore(target.doc, target.tables.webhooks).rebuildActiveSets(({ seen: sofar }) =>
+        context.io.err(`${sofar} subscriptions read…`),
+      );
+      context.io.out(`Indexed ${active} ACTIVE of ${seen} subscriptions in ${target.description}.`);
+    });
+
+  webhooks
     .command('listen')
     .description('run a local receiver that prints each delivery and whether its signature verified (local runtime only)')
     .option('--port <port>', 'port on 127.0.0.1', portOption, 4000)

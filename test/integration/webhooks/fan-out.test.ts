@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
 import { ensureQueue } from '../../../infra/local/queues';
@@ -144,5 +144,26 @@ describe('fanning out one change', () => {
     expect(enabled.disabledReason).toBeUndefined();
     await subscriptions.delete(clientId, id);
     expect((await subscriptions.activeSubscriptionIds([clientId])).get(clientId) ?? []).not.toContain(id);
+  });
+
+  it('brings subscriptions written before the active sets existed into them, once re-indexed', async () => {
+    const legacy = subscriptionFixture({ clientId: 'client-legacy', url: 'https://hooks.example.com/' });
+    const paused = { ...subscriptionFixture({ clientId: 'client-legacy', url: 'https://hooks.example.com/' }), status: 'DISABLED' };
+    for (const item of [legacy, paused]) {
+      await tables.doc.send(
+        new PutCommand({
+          TableName: tables.names.webhooks as string,
+          Item: { pk: `CLIENT#${item.clientId}`, sk: `WEBHOOK#${item.id}`, ...item },
+        }),
+      );
+    }
+    expect((await subscriptions.activeSubscriptionIds(['client-legacy'])).get('client-legacy')).toBeUndefined();
+
+    const result = await subscriptions.rebuildActiveSets();
+    await subscriptions.rebuildActiveSets();
+
+    // The disabled ones: client-00001's from the set-up and the legacy one paused.
+    expect(result.seen - result.active).toBe(2);
+    expect((await subscriptions.activeSubscriptionIds(['client-legacy'])).get('client-legacy')).toEqual([legacy.id]);
   });
 });
