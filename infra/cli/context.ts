@@ -17,11 +17,13 @@ export interface TargetTables {
   readonly deliveries: string;
 }
 
-/** The deliveries queue and its dead-letter queue: where tests, retries and redrives are sent. */
+/** The pipeline's queues and dead-letter queues: where tests, retries and redrives are sent. */
 export interface TargetQueues {
   readonly sqs: SQSClient;
   readonly deliveries: string;
   readonly deliveriesDeadLetter: string;
+  readonly fanout?: string;
+  readonly fanoutDeadLetter?: string;
 }
 
 /** The deployment a command acts on: a deployed stack, or the local runtime's database. */

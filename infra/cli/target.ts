@@ -4,7 +4,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key-sets';
 import type { KeySetVault } from '../../shared/auth/signing-keys';
-import { deliveriesQueue } from '../../shared/queues/queues';
+import { deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import { createSqsClient } from '../../shared/queues/sqs';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -94,9 +94,16 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
     const tables = tablesFrom((def) => runtime.tables[def.id], paths.runtime);
     const deliveries = runtime.queues?.[deliveriesQueue.id];
     const deliveriesDeadLetter = runtime.queues?.[`${deliveriesQueue.id}-dlq`];
+    const fanout = runtime.queues?.[fanoutQueue.id];
+    const fanoutDeadLetter = runtime.queues?.[`${fanoutQueue.id}-dlq`];
     const queues =
       deliveries && deliveriesDeadLetter
-        ? { sqs: createSqsClient({ SQS_ENDPOINT: runtime.sqsEndpoint }), deliveries, deliveriesDeadLetter }
+        ? {
+            sqs: createSqsClient({ SQS_ENDPOINT: runtime.sqsEndpoint }),
+            deliveries,
+            deliveriesDeadLetter,
+            ...(fanout && fanoutDeadLetter ? { fanout, fanoutDeadLetter } : {}),
+          }
         : undefined;
     return localTarget(runtime.dynamodbEndpoint, tables, signingKeys, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues);
   }
@@ -141,12 +148,16 @@ export async function resolveStackTarget(stackName: string, region: string | und
   const secrets = secretId ? new SecretsManagerClient(region ? { region } : {}) : undefined;
   const deliveries = outputs[outputIds.queueUrl(deliveriesQueue.id)];
   const deliveriesDeadLetter = outputs[outputIds.deadLetterQueueUrl(deliveriesQueue.id)];
+  const fanout = outputs[outputIds.queueUrl(fanoutQueue.id)];
+  const fanoutDeadLetter = outputs[outputIds.deadLetterQueueUrl(fanoutQueue.id)];
   const sqs = deliveries && deliveriesDeadLetter ? new SQSClient(region ? { region } : {}) : undefined;
   return {
     doc: createDocumentClient(client),
     tables,
     ...(secrets && secretId ? { signingKeys: new SecretsManagerKeySetVault(secrets, secretId) } : {}),
-    ...(sqs && deliveries && deliveriesDeadLetter ? { queues: { sqs, deliveries, deliveriesDeadLetter } } : {}),
+    ...(sqs && deliveries && deliveriesDeadLetter
+      ? { queues: { sqs, deliveries, deliveriesDeadLetter, ...(fanout && fanoutDeadLetter ? { fanout, fanoutDeadLetter } : {}) } }
+      : {}),
     loopbackReceivers: false,
     description: `stack ${stackName}`,
     close: async () => {

@@ -276,13 +276,20 @@ export function registerDeliveryCommands(program: Command, context: CliContext):
   const deliveries = program.command('deliveries').description('deliveries that exhausted their retries');
   deliveries
     .command('redrive')
-    .description('send every delivery in the dead-letter queue back to the deliveries queue, to be tried again now')
+    .description('send every parked delivery (and fan-out step) back to its queue, to be tried again now')
     .action(async () => {
       const target = await context.target();
-      if (!target.queues) throw new TargetError(`${target.description} has no deliveries queue: start the local runtime (npm start) first`);
-      const { moved } = await redrive(target.queues.sqs, target.queues.deliveriesDeadLetter, target.queues.deliveries, {
-        onProgress: ({ moved: sofar }) => context.io.err(`${sofar} moved…`),
-      });
-      context.io.out(moved === 0 ? 'The dead-letter queue is empty.' : `Moved ${moved} deliveries back to the deliveries queue.`);
+      const { queues } = target;
+      if (!queues) throw new TargetError(`${target.description} has no deliveries queue: start the local runtime (npm start) first`);
+      const parked = [
+        { what: 'deliveries', from: queues.deliveriesDeadLetter, to: queues.deliveries },
+        ...(queues.fanout && queues.fanoutDeadLetter ? [{ what: 'fan-out steps', from: queues.fanoutDeadLetter, to: queues.fanout }] : []),
+      ];
+      for (const { what, from, to } of parked) {
+        const { moved } = await redrive(queues.sqs, from, to, {
+          onProgress: ({ moved: sofar }) => context.io.err(`${sofar} ${what} moved…`),
+        });
+        context.io.out(moved === 0 ? `No ${what} in the dead-letter queue.` : `Moved ${moved} ${what} back to their queue.`);
+      }
     });
 }

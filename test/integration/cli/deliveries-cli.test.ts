@@ -15,7 +15,7 @@ import { profileContent } from '../../support/profile-fixture';
 let tables: TestTables;
 let local: LocalSqs;
 let sqs: SQSClient;
-let queues: { deliveries: string; deliveriesDeadLetter: string };
+let queues: { deliveries: string; deliveriesDeadLetter: string; fanout: string; fanoutDeadLetter: string };
 
 beforeAll(async () => {
   tables = await createTestTables([{ ...companiesTable, stream: undefined }, webhooksTable, deliveriesTable]);
@@ -26,7 +26,13 @@ beforeAll(async () => {
     visibilityTimeoutSeconds: 5,
     dlq: { name: 'deliveries-dlq', maxReceiveCount: 3 },
   });
-  queues = { deliveries: queue.queueUrl, deliveriesDeadLetter: queue.dlq?.queueUrl as string };
+  const fanout = await ensureQueue(sqs, { name: 'fanout', visibilityTimeoutSeconds: 5, dlq: { name: 'fanout-dlq', maxReceiveCount: 3 } });
+  queues = {
+    deliveries: queue.queueUrl,
+    deliveriesDeadLetter: queue.dlq?.queueUrl as string,
+    fanout: fanout.queueUrl,
+    fanoutDeadLetter: fanout.dlq?.queueUrl as string,
+  };
 });
 
 afterAll(async () => {
@@ -112,11 +118,12 @@ describe('bureau webhooks and deliveries', () => {
     expect(noQueue.stderr).toMatch(/npm start/);
   });
 
-  it('redrives every parked delivery back to the deliveries queue', async () => {
+  it('redrives every parked delivery and fan-out step back to its queue', async () => {
     for (const n of [1, 2, 3]) await sqs.send(new SendMessageCommand({ QueueUrl: queues.deliveriesDeadLetter, MessageBody: `{"n":${n}}` }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: queues.fanoutDeadLetter, MessageBody: '{"task":1}' }));
     const result = await bureau(runtimeTarget, 'deliveries', 'redrive');
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('Moved 3 deliveries back to the deliveries queue.');
+    expect(result.stdout).toBe('Moved 3 deliveries back to their queue.\nMoved 1 fan-out steps back to their queue.');
     const depth = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: queues.deliveriesDeadLetter, AttributeNames: ['ApproximateNumberOfMessages'] }),
     );
