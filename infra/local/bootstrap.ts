@@ -97,7 +97,6 @@ export const ensureDemoClient: StartupHook = async ({ paths, doc, tables, env, l
   return { demoClient: result };
 };
 
-/** Run in order at every start, after the tables exist and before the first request. */
 /**
  * Subscriptions registered before the fan-out kept its per-client active sets are added to them, so
  * a data folder from an earlier version loses no delivery. A local table is small: this takes
@@ -108,6 +107,7 @@ export const indexActiveSubscriptions: StartupHook = async ({ doc, tables }) => 
   return {};
 };
 
+/** Run in order at every start, after the tables exist and before the first request. */
 export const startupHooks: readonly StartupHook[] = [publishSigningKeys, ensureDemoClient, indexActiveSubscriptions];
 
 export async function runStartupHooks(context: StartupContext, hooks: readonly StartupHook[] = startupHooks): Promise<StartupFacts> {

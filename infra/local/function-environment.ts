@@ -41,10 +41,10 @@ export interface LocalResources {
 }
 
 /**
- * The environment of one function, as its catalogue entry grants it: the variables of the tables and queues it
- * may use, the signing key location if it signs, the settings, and nothing of the runtime's own
- * process. The stack passes the same table variables (bindTable) and SIGNING_KEY_SECRET_ID in place
- * of SIGNING_KEY_FILE.
+ * The environment of one function, as its catalogue entry grants it: the variables of the tables and
+ * queues it may use, the signing key location if it signs, the settings, and nothing of the
+ * runtime's own process. The stack passes the same table and queue variables, and
+ * SIGNING_KEY_SECRET_ID in place of SIGNING_KEY_FILE; it never passes BUREAU_LOOPBACK_RECEIVERS.
  */
 export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalResources): Record<string, string> {
   const env: Record<string, string> = { POWERTOOLS_SERVICE_NAME: 'bureau', ...resources.base };

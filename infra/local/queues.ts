@@ -10,17 +10,14 @@ export interface LocalQueueSpec {
   readonly dlq?: { readonly name: string; readonly maxReceiveCount: number; readonly retentionSeconds?: number };
 }
 
-/** Physical names used by the local runtime and the operator CLI's local target. */
-export const localQueueName = (def: QueueDefinition) => `bureau-${def.id}`;
-export const localDeadLetterQueueName = (def: QueueDefinition) => `bureau-${def.id}-dlq`;
-
+/** The queue as the local runtime names it: `bureau-<id>` and `bureau-<id>-dlq`. */
 export function localQueueSpec(def: QueueDefinition): LocalQueueSpec {
   return {
-    name: localQueueName(def),
+    name: `bureau-${def.id}`,
     visibilityTimeoutSeconds: def.visibilityTimeoutSeconds,
     retentionSeconds: def.retentionSeconds,
     dlq: {
-      name: localDeadLetterQueueName(def),
+      name: `bureau-${def.id}-dlq`,
       maxReceiveCount: def.deadLetter.maxReceiveCount,
       retentionSeconds: def.deadLetter.retentionSeconds,
     },
