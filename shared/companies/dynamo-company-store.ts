@@ -1,5 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import {
   type CompanyStore,
   ConcurrentProfileUpdateError,
@@ -61,6 +68,10 @@ const keyText = (content: ProfileContent) => keyOf(content).pk;
 
 /** BatchGetItem takes at most 100 keys. */
 const BATCH_GET_LIMIT = 100;
+/** BatchWriteItem takes at most 25 items. */
+const BATCH_WRITE_LIMIT = 25;
+/** BatchWriteItem requests of new companies in flight per saveMany call. */
+const CREATE_REQUESTS_IN_FLIGHT = 4;
 
 export class DynamoCompanyStore implements CompanyStore, NameIndex {
   constructor(
@@ -83,11 +94,33 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
     return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), true);
   }
 
+  /**
+   * Companies not stored yet are written with BatchWriteItem, their profile and index items together,
+   * 25 items a request; a company that exists goes through its version-guarded transaction, which
+   * keeps its index items consistent with the profile it replaces; unchanged content writes nothing.
+   */
   async saveMany(contents: readonly ProfileContent[], options: SaveManyOptions = {}): Promise<PromiseSettledResult<SaveOutcome>[]> {
     const current = await this.readMany(contents);
+    const results: PromiseSettledResult<SaveOutcome>[] = new Array(contents.length);
+    const fresh: number[] = [];
+    const rest: number[] = [];
+    const seen = new Set<string>();
+    for (const [index, content] of contents.entries()) {
+      const key = keyText(content);
+      if (!current.has(key) && !seen.has(key)) fresh.push(index);
+      else rest.push(index);
+      seen.add(key);
+    }
+    await this.createMany(
+      fresh.map((index) => contents[index] as ProfileContent),
+      (position, result) => {
+        results[fresh[position] as number] = result;
+      },
+    );
     // The same company twice in one call: a later copy waits for the earlier write, then re-reads.
     const inFlight = new Map<string, Promise<SaveOutcome>>();
-    return settleWithConcurrency(contents, options.concurrency ?? 16, (content) => {
+    const settled = await settleWithConcurrency(rest, options.concurrency ?? 16, (index) => {
+      const content = contents[index] as ProfileContent;
       const key = keyText(content);
       const earlier = inFlight.get(key);
       const saved = earlier
@@ -95,10 +128,76 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
             () => this.save(content),
             () => this.save(content),
           )
-        : this.write(content, current.get(key), true);
+        : current.has(key)
+          ? this.write(content, current.get(key), true)
+          : this.save(content);
       inFlight.set(key, saved);
       return saved;
     });
+    for (const [position, result] of settled.entries()) results[rest[position] as number] = result;
+    return results;
+  }
+
+  /**
+   * New companies in BatchWriteItem requests of up to 25 items, a company's items never split across
+   * two requests; unprocessed items are sent again with backoff. A request that fails rejects the
+   * companies it carried, and only those.
+   */
+  private async createMany(
+    contents: readonly ProfileContent[],
+    settle: (position: number, result: PromiseSettledResult<SaveOutcome>) => void,
+  ): Promise<void> {
+    const requests: Array<{ positions: number[]; items: object[] }> = [];
+    const oversize: number[] = [];
+    for (const [position, content] of contents.entries()) {
+      const indexed = indexedNameOf(content.name);
+      const items: object[] = [this.profileItem(content, undefined, indexed), ...indexItemsOf(searchEntryOf(content, indexed))];
+      if (items.length > BATCH_WRITE_LIMIT) {
+        // A name of more than 23 words needs more items than one request carries: its own transaction.
+        oversize.push(position);
+        continue;
+      }
+      let last = requests.at(-1);
+      if (!last || last.items.length + items.length > BATCH_WRITE_LIMIT) {
+        last = { positions: [], items: [] };
+        requests.push(last);
+      }
+      last.positions.push(position);
+      last.items.push(...items);
+    }
+    const transactions = settleWithConcurrency(oversize, CREATE_REQUESTS_IN_FLIGHT, async (position) => {
+      try {
+        settle(position, { status: 'fulfilled', value: await this.write(contents[position] as ProfileContent, undefined, true) });
+      } catch (reason) {
+        settle(position, { status: 'rejected', reason });
+      }
+    });
+    await settleWithConcurrency(requests, CREATE_REQUESTS_IN_FLIGHT, async (request) => {
+      try {
+        let pending = request.items.map((item) => ({ PutRequest: { Item: item } }));
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+          const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+          pending = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+        }
+        for (const position of request.positions) settle(position, { status: 'fulfilled', value: 'created' });
+      } catch (reason) {
+        for (const position of request.positions) settle(position, { status: 'rejected', reason });
+      }
+    });
+    await transactions;
+  }
+
+  private profileItem(content: ProfileContent, current: StoredProfile | undefined, indexed = indexedNameOf(content.name)) {
+    return {
+      ...keyOf(content),
+      ...content,
+      version: (current?.version ?? 0) + 1,
+      updatedAt: this.clock().toISOString(),
+      contentHash: contentHashOf(content),
+      normalizedName: indexed.normalizedName,
+      words: indexed.words,
+    };
   }
 
   async queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {
@@ -166,15 +265,7 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
       current ? indexItemsOf(storedEntryOf(current)) : [],
       indexItemsOf(searchEntryOf(content, indexed)),
     );
-    const item = {
-      ...keyOf(content),
-      ...content,
-      version: (current?.version ?? 0) + 1,
-      updatedAt: this.clock().toISOString(),
-      contentHash,
-      normalizedName: indexed.normalizedName,
-      words: indexed.words,
-    };
+    const item = this.profileItem(content, current, indexed);
     const guard = current
       ? { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': current.version } }
       : { ConditionExpression: 'attribute_not_exists(pk)' };

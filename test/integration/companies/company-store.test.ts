@@ -156,4 +156,40 @@ describe('DynamoCompanyStore', () => {
     expect((await store.get('GB', '10000008'))?.riskOfFailure.level).toBe('High');
     expect((await store.get('IE', '10000006'))?.name).toBe('Epsilon Teoranta');
   });
+
+  it('writes a batch of new companies with the very items a single save writes, a long name through its own transaction', async () => {
+    const longName = `${Array.from({ length: 30 }, (_, n) => `Word${n}`).join(' ')} Ltd`;
+    const batch = [
+      ...Array.from({ length: 30 }, (_, n) =>
+        profileContent({ companyNumber: `1100${String(n).padStart(4, '0')}`, name: 'Batched Twin Holdings Ltd' }),
+      ),
+      profileContent({ companyNumber: '11009999', name: longName }),
+    ];
+    await store.save(profileContent({ companyNumber: '11010000', name: 'Batched Twin Holdings Ltd' }));
+
+    const results = await store.saveMany(batch);
+
+    expect(results.every((result) => result.status === 'fulfilled' && result.value === 'created')).toBe(true);
+    const itemsOf = async (companyNumber: string) => {
+      const items: Record<string, unknown>[] = [];
+      for (const pk of [exactPartition('GB', 'batched twin holdings')]) {
+        const page = await tables.doc.send(
+          new QueryCommand({
+            TableName: tables.names.companies,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+          }),
+        );
+        items.push(...(page.Items ?? []).filter((item) => item.companyNumber === companyNumber));
+      }
+      return items.map(({ sk: _sk, companyNumber: _number, ...rest }) => rest);
+    };
+    expect(await itemsOf('11000007')).toEqual(await itemsOf('11010000'));
+    expect(await store.get('GB', '11000007')).toEqual({ ...batch[7], version: 1, updatedAt: now.toISOString() });
+    expect((await store.get('GB', '11009999'))?.version).toBe(1);
+    expect(await store.entryByNumber('GB', '11009999')).toMatchObject({ companyNumber: '11009999' });
+
+    const again = await store.saveMany(batch);
+    expect(again.every((result) => result.status === 'fulfilled' && result.value === 'unchanged')).toBe(true);
+  });
 });
