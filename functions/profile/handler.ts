@@ -7,11 +7,11 @@ import { companiesTable, tableName, watchesTable } from '../../shared/storage/ta
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { protection } from '../protection';
 
-/** GET /v1/profile/{companyNumber}: the profile from the companies table; the fetch recorded as a watch. */
+/** GET /v1/profile/{companyNumber}: the profile from the companies table; the fetch recorded as a watch, alongside the rate counter (undone if refused). */
 const doc = sharedDocumentClient();
 const companies = new DynamoCompanyStore(doc, tableName(companiesTable));
 const watches = new DynamoWatchStore(doc, tableName(watchesTable));
 
 export const handler = lambdaHttpHandler(
-  protectedRoute(protection(doc), createProfileEndpoint({ companies, watches, clock: () => new Date() })),
+  protectedRoute(protection(doc), createProfileEndpoint({ companies, watches, clock: () => new Date() }), { startBeforeLimit: true }),
 );

@@ -6,8 +6,8 @@ import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { createWatchesEndpoint } from '../../shared/watches/watches-endpoint';
 import { protection } from '../protection';
 
-/** GET /v1/watches: the caller's watches, from the watches table's by-client index. */
+/** GET /v1/watches: the caller's watches, from the watches table's by-client index; read-only, so it runs alongside the rate counter. */
 const doc = sharedDocumentClient();
 const watches = new DynamoWatchStore(doc, tableName(watchesTable));
 
-export const handler = lambdaHttpHandler(protectedRoute(protection(doc), createWatchesEndpoint({ watches })));
+export const handler = lambdaHttpHandler(protectedRoute(protection(doc), createWatchesEndpoint({ watches }), { startBeforeLimit: true }));

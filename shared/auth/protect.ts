@@ -14,7 +14,21 @@ export interface ProtectionDeps {
   readonly defaultRateLimitPerMinute: number;
 }
 
-export type ProtectedHandler = (request: HttpRequest, principal: Principal) => Promise<HttpResponse>;
+/**
+ * A route behind the bearer check. `admitted` settles true when the call is within the client's
+ * rate limit and false when it is refused; a route that starts before the limit has answered (see
+ * ProtectedRouteOptions) undoes whatever it wrote when it settles false, and its answer is dropped.
+ * Absent, the call was admitted before the route began.
+ */
+export type ProtectedHandler = (request: HttpRequest, principal: Principal, admitted?: Promise<boolean>) => Promise<HttpResponse>;
+
+export interface ProtectedRouteOptions {
+  /**
+   * Run the route alongside the rate counter instead of after it, so a call makes one round trip
+   * to DynamoDB: for routes that only read, or that undo their writes when `admitted` is false.
+   */
+  readonly startBeforeLimit?: boolean;
+}
 
 const withHeaders = (response: HttpResponse, headers: Record<string, string>): HttpResponse => ({
   ...response,
@@ -22,10 +36,12 @@ const withHeaders = (response: HttpResponse, headers: Record<string, string>): H
 });
 
 /**
- * Bearer check, then the caller's per-client rate limit, then the route. Every answer after the
- * bearer check carries the rate-limit headers, errors included.
+ * Bearer check, then the caller's per-client rate limit and the route: one after the other, or
+ * together when the route may start before the limit answers. Either way a refused call gets its 429
+ * and the route's answer is not sent; every answer after the bearer check carries the rate-limit
+ * headers, errors included.
  */
-export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler): HttpHandler {
+export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler, options: ProtectedRouteOptions = {}): HttpHandler {
   return async (request) => {
     let principal: Principal;
     try {
@@ -35,11 +51,28 @@ export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler): 
       throw error;
     }
     const client = await deps.clients.get(principal.clientId);
-    const usage = await deps.limiter.consume(
-      clientRateKey(principal.clientId),
-      client?.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute,
+    const counted = deps.limiter.consume(clientRateKey(principal.clientId), client?.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute);
+    const admitted = counted.then(
+      (usage) => usage.allowed,
+      () => false,
     );
-    if (!usage.allowed) {
+    const run = () =>
+      handle(request, principal, admitted).then(
+        (response) => ({ response }),
+        (error: unknown) => ({ error }),
+      );
+    // The route's own failure is reported only for an admitted call; a refused one answers 429, once
+    // the route has undone what it wrote.
+    let outcome: Awaited<ReturnType<typeof run>> | undefined;
+    let usage: Awaited<typeof counted>;
+    if (options.startBeforeLimit) {
+      outcome = await run();
+      usage = await counted;
+    } else {
+      usage = await counted;
+      if (usage.allowed) outcome = await run();
+    }
+    if (!usage.allowed || !outcome) {
       return problem(
         new HttpError(
           429,
@@ -50,11 +83,8 @@ export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler): 
       );
     }
     const headers = rateLimitHeaders(usage);
-    try {
-      return withHeaders(await handle(request, principal), headers);
-    } catch (error) {
-      if (error instanceof HttpError) return withHeaders(problem(error), headers);
-      throw error;
-    }
+    if ('response' in outcome) return withHeaders(outcome.response, headers);
+    if (outcome.error instanceof HttpError) return withHeaders(problem(outcome.error), headers);
+    throw outcome.error;
   };
 }

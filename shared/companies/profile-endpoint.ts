@@ -35,13 +35,13 @@ function companyNumberParam(raw: string, query: URLSearchParams): ParsedCompanyN
   }
 }
 
-/** GET /v1/profile/{companyNumber}?jurisdiction= */
+/** GET /v1/profile/{companyNumber}?jurisdiction=; may start before the rate limit answers (it undoes its watch if refused). */
 export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandler {
-  return async (request, principal) => {
+  return async (request, principal, admitted) => {
     const { jurisdiction, companyNumber } = companyNumberParam(request.pathParameters.companyNumber ?? '', request.query);
     let fetched: Awaited<ReturnType<typeof fetchAndWatch>>;
     try {
-      fetched = await fetchAndWatch(deps, principal.clientId, jurisdiction, companyNumber);
+      fetched = await fetchAndWatch(deps, principal.clientId, jurisdiction, companyNumber, admitted);
     } catch (error) {
       if (error instanceof CompanyNotFoundError) throw notFound('company_not_found', error.message, { jurisdiction, companyNumber });
       throw error;

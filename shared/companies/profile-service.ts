@@ -5,7 +5,7 @@ import type { CompanyProfile, Jurisdiction } from './profile';
 
 export interface ProfileServiceDeps {
   readonly companies: Pick<CompanyStore, 'getRecord'>;
-  readonly watches: Pick<WatchStore, 'recordWatch' | 'forgetNewWatch'>;
+  readonly watches: Pick<WatchStore, 'recordWatch' | 'forgetNewWatch' | 'restoreFetchedAt'>;
   readonly clock: () => Date;
 }
 
@@ -34,27 +34,44 @@ export function entityTagOf(jurisdiction: Jurisdiction, companyNumber: string, v
   return `"${digest.slice(0, 27)}"`;
 }
 
+export class FetchRefusedError extends Error {
+  constructor() {
+    super('The fetch was refused: its watch was undone');
+    this.name = 'FetchRefusedError';
+  }
+}
+
 /**
  * Reads a profile and records that the client watches it. The two writes run in parallel, so a
  * fetch costs one round trip; when there is no such company (or the read fails), a watch that this
- * very fetch created is removed again, and one that an earlier fetch made is left alone.
+ * very fetch created is removed again, and one that an earlier fetch made is left alone. When the
+ * call turns out to be refused (`admitted` settles false: the rate limit, counted alongside), the
+ * fetch leaves no trace: a watch it created is removed, a watch it touched gets its previous
+ * lastFetchedAt back.
  */
 export async function fetchAndWatch(
   deps: ProfileServiceDeps,
   clientId: string,
   jurisdiction: Jurisdiction,
   companyNumber: string,
+  admitted: Promise<boolean> = Promise.resolve(true),
 ): Promise<FetchedProfile> {
   const at = deps.clock().toISOString();
-  const [watch, record] = await Promise.allSettled([
+  const [watch, record, allowed] = await Promise.allSettled([
     deps.watches.recordWatch(clientId, jurisdiction, companyNumber, at),
     deps.companies.getRecord(jurisdiction, companyNumber),
+    admitted,
   ]);
-  if (watch.status === 'fulfilled' && record.status === 'fulfilled' && record.value !== undefined) {
+  const refused = allowed.status === 'rejected' || !allowed.value;
+  if (watch.status === 'fulfilled' && record.status === 'fulfilled' && record.value !== undefined && !refused) {
     const { profile, contentHash } = record.value;
     return { profile, etag: entityTagOf(jurisdiction, companyNumber, profile.version, contentHash) };
   }
   if (watch.status === 'fulfilled' && watch.value.created) await deps.watches.forgetNewWatch(clientId, jurisdiction, companyNumber, at);
+  else if (watch.status === 'fulfilled' && refused && watch.value.previousFetchedAt !== undefined) {
+    await deps.watches.restoreFetchedAt(clientId, jurisdiction, companyNumber, at, watch.value.previousFetchedAt);
+  }
+  if (refused) throw new FetchRefusedError();
   if (watch.status === 'rejected') throw watch.reason;
   if (record.status === 'rejected') throw record.reason;
   throw new CompanyNotFoundError(jurisdiction, companyNumber);

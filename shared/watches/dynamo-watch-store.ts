@@ -64,7 +64,7 @@ export class DynamoWatchStore implements WatchStore, WatcherLookup {
     private readonly tableName: string,
   ) {}
 
-  async recordWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<{ created: boolean }> {
+  async recordWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<{ created: boolean; previousFetchedAt?: string }> {
     const result = await this.doc.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -74,7 +74,25 @@ export class DynamoWatchStore implements WatchStore, WatcherLookup {
         ReturnValues: 'UPDATED_OLD',
       }),
     );
-    return { created: result.Attributes?.lastFetchedAt === undefined };
+    const previous = result.Attributes?.lastFetchedAt;
+    return typeof previous === 'string' ? { created: false, previousFetchedAt: previous } : { created: true };
+  }
+
+  async restoreFetchedAt(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string, previous: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: watchKey(clientId, jurisdiction, companyNumber),
+          UpdateExpression: 'SET lastFetchedAt = :previous',
+          ConditionExpression: 'lastFetchedAt = :at',
+          ExpressionAttributeValues: { ':at': at, ':previous': previous },
+        }),
+      );
+    } catch (error) {
+      // A later fetch moved it meanwhile: that one stands.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   async forgetNewWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<void> {

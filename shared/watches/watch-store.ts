@@ -19,8 +19,18 @@ export interface ListWatchesOptions {
 }
 
 export interface WatchStore {
-  /** Idempotent: the first fetch sets watchedSince, every fetch moves lastFetchedAt. */
-  recordWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<{ readonly created: boolean }>;
+  /**
+   * Idempotent: the first fetch sets watchedSince, every fetch moves lastFetchedAt. Says whether this
+   * fetch created the watch, and otherwise what lastFetchedAt was before it.
+   */
+  recordWatch(
+    clientId: string,
+    jurisdiction: Jurisdiction,
+    companyNumber: string,
+    at: string,
+  ): Promise<{ readonly created: boolean; readonly previousFetchedAt?: string }>;
+  /** Puts lastFetchedAt back to `previous` if the fetch stamped `at` was the last to move it. */
+  restoreFetchedAt(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string, previous: string): Promise<void>;
   /**
    * Removes a watch only if the fetch stamped `at` created it and no later fetch touched it: undoes
    * the watch of a fetch that found no company, never a watch that an earlier fetch made.

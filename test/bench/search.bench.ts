@@ -55,7 +55,7 @@ async function benchmarkDataset(context: BenchContext, dataset: CompanyDataset, 
   const table = names[companiesTable.id] as string;
   const store = new DynamoCompanyStore(doc, table);
   const endpoint = createSearchEndpoint({ index: store });
-  const handler = protectedRoute(protection.deps, endpoint);
+  const handler = protectedRoute(protection.deps, endpoint, { startBeforeLimit: true });
   const sample = spread(
     dataset.companies.filter((company) => company.normalizedName !== ''),
     loop.iterations,
