@@ -24,7 +24,7 @@ describe('DynamoWatchStore', () => {
     const page = await watches.listWatches('client-a', { limit: 10 });
 
     expect(first).toEqual({ created: true });
-    expect(second).toEqual({ created: false });
+    expect(second).toEqual({ created: false, previousFetchedAt: '2024-03-01T10:00:00.000Z' });
     expect(page).toEqual({
       items: [
         {
