@@ -37,7 +37,7 @@ export interface ImportResult extends ImportStats {
 export interface ImportOptions {
   /** Batches being written at once. */
   readonly concurrency?: number;
-  /** Profiles per batch: one batched read of the stored hashes, then one transaction per changed profile. */
+  /** Profiles per batch: one batched read of the stored hashes, batched writes of new ones, one transaction per changed one. */
   readonly batchSize?: number;
   /** Rejections kept with their message; every one is counted. Keeps memory flat on a badly broken file. */
   readonly maxErrors?: number;

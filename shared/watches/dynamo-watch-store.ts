@@ -64,7 +64,12 @@ export class DynamoWatchStore implements WatchStore, WatcherLookup {
     private readonly tableName: string,
   ) {}
 
-  async recordWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<{ created: boolean; previousFetchedAt?: string }> {
+  async recordWatch(
+    clientId: string,
+    jurisdiction: Jurisdiction,
+    companyNumber: string,
+    at: string,
+  ): Promise<{ created: boolean; previousFetchedAt?: string }> {
     const result = await this.doc.send(
       new UpdateCommand({
         TableName: this.tableName,
