@@ -48,3 +48,30 @@ describe('webhook subscriptions over HTTP', () => {
     expect(anonymous.status).toBe(401);
   });
 });
+
+describe('webhook delivery routes under hostile input', () => {
+  it('answer every malformed id, cursor and path with a 4xx JSON problem, never a 5xx', async () => {
+    const created = await api('/v1/webhooks', { method: 'POST', body: { name: 'Hostile', url: 'https://93.184.215.14/hook' } });
+    const { id } = (await created.json()) as { id: string };
+    const long = 'x'.repeat(2000);
+    const cases: Array<[string, string]> = [
+      ['POST', `/v1/webhooks/${long}/test`],
+      ['POST', '/v1/webhooks/%00%ff/test'],
+      ['GET', `/v1/webhooks/${long}/deliveries`],
+      ['GET', `/v1/webhooks/${id}/deliveries?cursor=${long}`],
+      ['GET', `/v1/webhooks/${id}/deliveries?cursor=eyJiZWZvcmUiOiJBVFRFTVBUI34ifQ`],
+      ['GET', `/v1/webhooks/${id}/deliveries?limit=0`],
+      ['GET', `/v1/webhooks/${id}/deliveries?limit=%ZZ`],
+      ['POST', `/v1/webhooks/${id}/deliveries/${long}/retry`],
+      ['POST', `/v1/webhooks/${id}/deliveries/msg_${'a'.repeat(27)}/retry`],
+      ['POST', `/v1/webhooks/${id}/deliveries/%F0%9F%92%A9/retry`],
+      ['DELETE', `/v1/webhooks/${id}/deliveries`],
+    ];
+    for (const [method, path] of cases) {
+      const response = await api(path, { method });
+      expect(response.status, `${method} ${path.slice(0, 80)}`).toBeGreaterThanOrEqual(400);
+      expect(response.status, `${method} ${path.slice(0, 80)}`).toBeLessThan(500);
+      expect(response.headers.get('content-type'), `${method} ${path.slice(0, 80)}`).toMatch(/json/);
+    }
+  });
+});
