@@ -1,12 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../storage/batch-get';
 import {
   type CompanyStore,
   ConcurrentProfileUpdateError,
@@ -66,8 +60,6 @@ const storedEntryOf = (item: StoredProfile): SearchEntry =>
 const keyOf = (content: ProfileContent) => profileKey(content.jurisdiction, content.companyNumber);
 const keyText = (content: ProfileContent) => keyOf(content).pk;
 
-/** BatchGetItem takes at most 100 keys. */
-const BATCH_GET_LIMIT = 100;
 /** BatchWriteItem takes at most 25 items. */
 const BATCH_WRITE_LIMIT = 25;
 /** BatchWriteItem requests of new companies in flight per saveMany call. */
@@ -241,19 +233,8 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
   /** The stored profiles of a batch, by key, so unchanged content costs one batched read and no write. */
   private async readMany(contents: readonly ProfileContent[]): Promise<Map<string, StoredProfile>> {
     const keys = [...new Map(contents.map((content) => [keyText(content), keyOf(content)])).values()];
-    const found = new Map<string, StoredProfile>();
-    for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
-      let pending: Record<string, unknown>[] = keys.slice(start, start + BATCH_GET_LIMIT).map((key) => ({ ...key }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-        const result = await this.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
-        );
-        for (const item of (result.Responses?.[this.tableName] ?? []) as StoredProfile[]) found.set(keyText(item), item);
-        pending = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
-    }
-    return found;
+    const items = await batchGet<StoredProfile>(this.doc, this.tableName, keys);
+    return new Map(items.map((item) => [keyText(item), item]));
   }
 
   private async write(content: ProfileContent, current: StoredProfile | undefined, mayRetry: boolean): Promise<SaveOutcome> {

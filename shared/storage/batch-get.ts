@@ -7,15 +7,15 @@ const BATCH_GET_LIMIT = 100;
  * Every item that exists among the keys, read consistently in requests of 100 sent together; keys
  * DynamoDB leaves unprocessed are asked for again with backoff.
  */
-export async function batchGet(
+export async function batchGet<T>(
   doc: DynamoDBDocumentClient,
   tableName: string,
-  keys: readonly Record<string, unknown>[],
+  keys: readonly object[],
   projection?: string,
-): Promise<Record<string, unknown>[]> {
-  const chunks: Record<string, unknown>[][] = [];
+): Promise<T[]> {
+  const chunks: object[][] = [];
   for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) chunks.push(keys.slice(start, start + BATCH_GET_LIMIT));
-  const found: Record<string, unknown>[] = [];
+  const found: T[] = [];
   await Promise.all(
     chunks.map(async (chunk) => {
       let pending = chunk;
@@ -28,8 +28,8 @@ export async function batchGet(
             },
           }),
         );
-        found.push(...((result.Responses?.[tableName] ?? []) as Record<string, unknown>[]));
-        pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+        found.push(...((result.Responses?.[tableName] ?? []) as T[]));
+        pending = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
       }
     }),
   );

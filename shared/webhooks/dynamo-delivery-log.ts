@@ -50,12 +50,12 @@ export class DynamoDeliveryLog implements DeliveryLog {
     keys: ReadonlyArray<{ readonly subscriptionId: string; readonly deliveryId: string }>,
   ): Promise<Map<string, DeliveryRecord>> {
     const wanted = [...new Map(keys.filter((key) => DELIVERY_ID.test(key.deliveryId)).map((key) => [key.deliveryId, key])).values()];
-    const items = await batchGet(
+    const items = await batchGet<DeliveryRecord>(
       this.doc,
       this.tableName,
       wanted.map((key) => ({ pk: partition(key.subscriptionId), sk: `DELIVERY#${key.deliveryId}` })),
     );
-    return new Map(items.map((item) => strip(item as unknown as DeliveryRecord)).map((record) => [record.deliveryId, record]));
+    return new Map(items.map(strip).map((record) => [record.deliveryId, record]));
   }
 
   async record(delivery: DeliveryRecord, attempt: DeliveryAttempt): Promise<void> {

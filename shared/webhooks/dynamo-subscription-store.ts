@@ -91,14 +91,12 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
 
   async getMany(keys: ReadonlyArray<{ readonly clientId: string; readonly id: string }>): Promise<Map<string, Subscription>> {
     const wanted = [...new Map(keys.filter((key) => SUBSCRIPTION_ID.test(key.id)).map((key) => [key.id, key])).values()];
-    const items = await batchGet(
+    const items = await batchGet<StoredSubscription>(
       this.doc,
       this.tableName,
       wanted.map((key) => keyOf(key.clientId, key.id)),
     );
-    return new Map(
-      items.map((item) => subscriptionOf(item as unknown as StoredSubscription)).map((subscription) => [subscription.id, subscription]),
-    );
+    return new Map(items.map(subscriptionOf).map((subscription) => [subscription.id, subscription]));
   }
 
   async list(clientId: string, options: { limit: number; cursor?: string }): Promise<SubscriptionPage> {
@@ -165,14 +163,14 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
   }
 
   async activeSubscriptionIds(clientIds: readonly string[]): Promise<Map<string, string[]>> {
-    const items = await batchGet(
+    const items = await batchGet<{ pk: string; activeIds?: Set<string> }>(
       this.doc,
       this.tableName,
       [...new Set(clientIds)].map((clientId) => ({ pk: clientPk(clientId), sk: COUNT_SK })),
       'pk, activeIds',
     );
     const active = new Map<string, string[]>();
-    for (const item of items as Array<{ pk: string; activeIds?: Set<string> }>) {
+    for (const item of items) {
       if (item.activeIds && item.activeIds.size > 0) active.set(item.pk.slice('CLIENT#'.length), [...item.activeIds].sort());
     }
     return active;
