@@ -41,24 +41,25 @@ function parse(record: SQSRecord): DeliveryMessage | undefined {
 }
 
 /**
- * The batch is sent as a whole (one read, parallel POSTs, one write), then Powertools turns each
- * record's outcome into the partial batch response.
+ * The batch is sent as a whole (one read, parallel POSTs, each logged as it ends), then Powertools
+ * turns each record's outcome into the partial batch response.
  */
 export const handler: SQSHandler = async (event, context) => {
   const valid = event.Records.flatMap((record) => {
     const message = parse(record);
     return message ? [{ record, message }] : [];
   });
-  const outcomes = new Map<string, SendOutcome>();
+  const outcomes = new Map<string, { message: DeliveryMessage; outcome: SendOutcome }>();
   const sent = await sender.sendBatch(
     valid.map(({ record, message }) => ({ message, receiveCount: Number(record.attributes.ApproximateReceiveCount ?? '1') })),
   );
-  for (const [index, { record }] of valid.entries()) outcomes.set(record.messageId, sent[index] as SendOutcome);
+  for (const [index, { record, message }] of valid.entries())
+    outcomes.set(record.messageId, { message, outcome: sent[index] as SendOutcome });
 
   const settle = async (record: SQSRecord): Promise<void> => {
-    const outcome = outcomes.get(record.messageId);
-    if (!outcome) throw new Error(`Message ${record.messageId} is not a delivery`);
-    const message = parse(record) as DeliveryMessage;
+    const settled = outcomes.get(record.messageId);
+    if (!settled) throw new Error(`Message ${record.messageId} is not a delivery`);
+    const { message, outcome } = settled;
     const fields = { deliveryId: message.deliveryId, subscriptionId: message.subscriptionId, event: message.envelope.idempotencyKey };
     if ('attempt' in outcome) logger.info('delivery attempt', { ...fields, ...outcome.attempt, next: outcome.kind });
     else

@@ -16,6 +16,7 @@ import {
 import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
 import {
   compareKeys,
+  type IndexedName,
   type IndexItem,
   indexChanges,
   indexItemsOf,
@@ -143,7 +144,10 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
     const oversize: number[] = [];
     for (const [position, content] of contents.entries()) {
       const indexed = indexedNameOf(content.name);
-      const items: object[] = [this.profileItem(content, undefined, indexed), ...indexItemsOf(searchEntryOf(content, indexed))];
+      const items: object[] = [
+        this.profileItem(content, undefined, indexed, contentHashOf(content)),
+        ...indexItemsOf(searchEntryOf(content, indexed)),
+      ];
       if (items.length > BATCH_WRITE_LIMIT) {
         // A name of more than 23 words needs more items than one request carries: its own transaction.
         oversize.push(position);
@@ -180,13 +184,13 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
     await transactions;
   }
 
-  private profileItem(content: ProfileContent, current: StoredProfile | undefined, indexed = indexedNameOf(content.name)) {
+  private profileItem(content: ProfileContent, current: StoredProfile | undefined, indexed: IndexedName, contentHash: string) {
     return {
       ...keyOf(content),
       ...content,
       version: (current?.version ?? 0) + 1,
       updatedAt: this.clock().toISOString(),
-      contentHash: contentHashOf(content),
+      contentHash,
       normalizedName: indexed.normalizedName,
       words: indexed.words,
     };
@@ -246,7 +250,7 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
       current ? indexItemsOf(storedEntryOf(current)) : [],
       indexItemsOf(searchEntryOf(content, indexed)),
     );
-    const item = this.profileItem(content, current, indexed);
+    const item = this.profileItem(content, current, indexed, contentHash);
     const guard = current
       ? { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': current.version } }
       : { ConditionExpression: 'attribute_not_exists(pk)' };

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, errors, request } from 'undici';
-import { isPublicAddress } from './endpoint-url';
+import { isPublicAddress, literalAddress } from './endpoint-url';
 import { isLoopbackHost } from './loopback';
 
 /** Why an attempt got no HTTP answer, as the delivery log names it. */
@@ -113,8 +113,8 @@ export class DeliveryClient {
     const loopback = this.allowLoopback && isLoopbackHost(target.hostname);
     if (target.protocol !== 'https:' && !(loopback && target.protocol === 'http:')) return 'only https:// URLs receive deliveries';
     if (target.username || target.password) return 'the URL carries credentials';
-    const bare = target.hostname.replace(/^\[|\]$/g, '');
-    if (!loopback && /^[\d.]+$|:/.test(bare) && !isPublicAddress(bare)) return `${bare} is not a public internet address`;
+    const literal = literalAddress(target.hostname);
+    if (!loopback && literal !== undefined && !isPublicAddress(literal)) return `${literal} is not a public internet address`;
     return undefined;
   }
 

@@ -43,7 +43,7 @@ export function isPublicAddress(text: string): boolean {
 }
 
 /** The host as an address when the URL gives an IP literal; WHATWG URL has already read any IPv4 spelling. */
-function literalAddress(hostname: string): string | undefined {
+export function literalAddress(hostname: string): string | undefined {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return ipaddr.isValid(bare) ? bare : undefined;
 }
@@ -63,16 +63,13 @@ export async function checkEndpointUrl(text: string, resolve: HostResolver, opti
   } catch {
     throw new EndpointUrlError('not_a_url', 'url is not an absolute URL.');
   }
-  if (options.allowLoopback && isLoopbackHost(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:')) {
-    if (url.username !== '' || url.password !== '')
-      throw new EndpointUrlError('no_credentials', 'url must not carry a user name or password.');
-    if (url.hash !== '' || text.includes('#')) throw new EndpointUrlError('no_fragment', 'url must not have a fragment (#…).');
-    return url.href;
-  }
-  if (url.protocol !== 'https:') throw new EndpointUrlError('https_only', 'url must begin with https://.');
+  const loopback = options.allowLoopback === true && isLoopbackHost(url.hostname);
+  if (url.protocol !== 'https:' && !(loopback && url.protocol === 'http:'))
+    throw new EndpointUrlError('https_only', 'url must begin with https://.');
   if (url.username !== '' || url.password !== '')
     throw new EndpointUrlError('no_credentials', 'url must not carry a user name or password.');
   if (url.hash !== '' || text.includes('#')) throw new EndpointUrlError('no_fragment', 'url must not have a fragment (#…).');
+  if (loopback) return url.href;
 
   const literal = literalAddress(url.hostname);
   if (literal !== undefined) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../companies/company-store';
 import type { BlockName, CompanyProfile, EarlySignal, Jurisdiction } from '../companies/profile';
 
 export type ProfileEventType = 'profile.changed' | 'profile.early_signal.detected' | 'profile.early_signal.updated';
@@ -22,18 +23,6 @@ export const CHANGE_TRACKED_BLOCKS = ['overview', 'tradingStatus', 'filingBehavi
 /** Signal states whose arrival is an update event; a return to active is not one (the spec names none). */
 const UPDATE_STATES: ReadonlySet<EarlySignal['state']> = new Set(['superseded', 'expired']);
 
-/** JSON with keys sorted: the images come from DynamoDB maps, whose key order is not the written order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, inner]) => inner !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 function envelope(type: ProfileEventType, after: CompanyProfile, block: BlockName, idempotencyKey: string): WebhookEnvelope {
   return {
     type,
@@ -55,7 +44,8 @@ export function changeEvents(before: CompanyProfile, after: CompanyProfile): Web
   const company = `${after.jurisdiction}:${after.companyNumber}`;
   const events: WebhookEnvelope[] = [];
   for (const block of CHANGE_TRACKED_BLOCKS) {
-    if (canonical(before[block]) === canonical(after[block])) continue;
+    // Keys sorted: the images come from DynamoDB maps, whose key order is not the written order.
+    if (canonicalJson(before[block]) === canonicalJson(after[block])) continue;
     events.push(envelope('profile.changed', after, block, `profile.changed:${company}:${block}:v${after.version}`));
   }
   const previous = new Map((before.earlySignals?.signals ?? []).map((signal) => [signal.id, signal]));

@@ -74,32 +74,12 @@ const runtimeTarget = target({ withQueues: true, loopback: true });
 
 describe('bureau webhooks and deliveries', () => {
   it('accepts a loopback receiver locally only, sends it a test event through the queue, and lists attempts', async () => {
-    const refused = await bureau(
-      target({ withQueues: true, loopback: false }),
-      'webhooks',
-      'create',
-      '--client',
-      'cli-a',
-      '--name',
-      'L',
-      '--url',
-      'http://127.0.0.1:4000/webhooks',
-    );
+    const createLoopback = ['webhooks', 'create', '--client', 'cli-a', '--name', 'L', '--url', 'http://127.0.0.1:4000/webhooks'];
+    const refused = await bureau(target({ withQueues: true, loopback: false }), ...createLoopback);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/https/);
 
-    const created = await bureau(
-      runtimeTarget,
-      'webhooks',
-      'create',
-      '--client',
-      'cli-a',
-      '--name',
-      'L',
-      '--url',
-      'http://127.0.0.1:4000/webhooks',
-      '--json',
-    );
+    const created = await bureau(runtimeTarget, ...createLoopback, '--json');
     expect(created.code).toBe(0);
     const { id } = JSON.parse(created.stdout) as { id: string };
     const tested = await bureau(runtimeTarget, 'webhooks', 'test', '--client', 'cli-a', id);
