@@ -4,6 +4,7 @@ import { loadAuthConfig, loadSigningKeyLocation } from '../../shared/auth/config
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { PublishedJwksStore } from '../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../shared/auth/rate-limit';
+import { RecentCredentials } from '../../shared/auth/recent-credentials';
 import { SecretsManagerKeySetSource } from '../../shared/auth/secrets-manager-key-sets';
 import type { KeySetSource } from '../../shared/auth/signing-keys';
 import { createTokenEndpoint } from '../../shared/auth/token-endpoint';
@@ -29,6 +30,7 @@ export const handler = lambdaHttpHandler(
     issuer: new TokenIssuer(keys, { issuer: config.issuer, audience: config.audience }),
     jwks: new PublishedJwksStore(doc, config.clientsTable),
     limiter: new RateLimiter(doc, config.clientsTable),
+    recent: new RecentCredentials(),
     limits: {
       defaultPerClientPerMinute: config.rateLimitPerMinute,
       failuresPerIpPerMinute: config.tokenFailuresPerIpPerMinute,

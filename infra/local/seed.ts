@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { type ImportRecord, type ImportStats, importProfiles } from '../../shared/companies/import';
 import { readRegisterCsv } from '../../shared/companies/register-csv';
@@ -8,7 +8,10 @@ import { generateIrishCompanies } from '../../shared/demo/company-generator';
 import { repositoryRoot } from './paths';
 
 export interface DemoDataset {
-  /** Changing the dataset changes the id, so a data folder seeded with an older one is topped up. */
+  /**
+   * Changing the dataset, or the layout of the name index, changes the id: a data folder seeded with
+   * an older dataset is topped up, and one whose index has an older layout is named in a warning.
+   */
   readonly id: string;
   readonly gbFile: string;
   /** Records in gbFile, for the progress lines. */
@@ -18,14 +21,17 @@ export interface DemoDataset {
 
 /** What the local runtime loads on first start: the real GB register sample and generated IE companies. */
 export const demoDataset: DemoDataset = {
-  id: 'gb-companies-2024-01+ie-generated-5000',
+  id: 'gb-companies-2024-01+ie-generated-5000+name-index-2',
   gbFile: join(repositoryRoot, 'data', 'gb-companies-2024-01.csv'),
   gbRows: 16_305,
   ieCount: 5_000,
 };
 
 /** Lives beside the profiles so that it goes wherever the database goes (fresh, in memory, restored). */
-const markerKeyOf = (dataset: DemoDataset) => ({ pk: 'META#SEED', sk: dataset.id });
+const MARKER_PARTITION = 'META#SEED';
+const markerKeyOf = (dataset: DemoDataset) => ({ pk: MARKER_PARTITION, sk: dataset.id });
+/** Markers written before the name index had its current layout (one shard-free name item per company). */
+const isBeforeNameIndex2 = (id: string) => !id.includes('+name-index-');
 const PROGRESS_INTERVAL_MS = 2_000;
 
 /** The GB sample first: it is what people try first. Stops yielding once `signal` aborts. */
@@ -67,8 +73,20 @@ export interface SeedOptions {
  */
 export async function seedDemoCompanies({ doc, tableName, log, signal, dataset = demoDataset }: SeedOptions): Promise<SeedOutcome> {
   const markerKey = markerKeyOf(dataset);
-  const marker = await doc.send(new GetCommand({ TableName: tableName, Key: markerKey, ConsistentRead: true }));
-  if (marker.Item) return 'present';
+  const markers = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': MARKER_PARTITION },
+      ConsistentRead: true,
+    }),
+  );
+  const seededIds = (markers.Items ?? []).map((item) => String(item.sk));
+  if (seededIds.some(isBeforeNameIndex2)) {
+    log('This data folder was made by an earlier version of Bureau whose search index had another layout:');
+    log('search will miss the companies it holds. Stop this and run `npm start -- --fresh` to rebuild it.');
+  }
+  if (seededIds.includes(markerKey.sk)) return 'present';
 
   const total = dataset.gbRows + dataset.ieCount;
   log(`Loading ${total.toLocaleString('en-GB')} demo companies (the GB register sample in data/, then generated IE companies).`);

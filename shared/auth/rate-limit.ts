@@ -6,6 +6,10 @@ export interface RateLimitResult {
   readonly allowed: boolean;
   readonly limit: number;
   readonly remaining: number;
+  /** Calls counted in the window, this one included. */
+  readonly used: number;
+  /** Start of the window the call was counted in (epoch seconds). */
+  readonly windowStart: number;
   /** Seconds until the current window ends and the allowance is whole again. */
   readonly resetSeconds: number;
   /** The shared counter could not be reached: the call was judged by this instance's own count alone. */
@@ -67,9 +71,34 @@ export class RateLimiter {
         { abortSignal: AbortSignal.timeout(this.timeoutMs) },
       );
       const count = Number(result.Attributes?.count ?? 1);
-      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: window.resetSeconds };
+      return judged({ used: count, windowStart: window.start, resetSeconds: window.resetSeconds }, limit);
     } catch (error) {
-      return this.failOpen(error, localCount, limit, window.resetSeconds);
+      return this.failOpen(error, localCount, limit, window);
+    }
+  }
+
+  /**
+   * Takes back a call counted by `consume` that should not have been charged, in the window it was
+   * counted in. Best effort: if the counter cannot be reached the call stays counted, which only
+   * errs towards refusing.
+   */
+  async refund(key: string, counted: RateLimitResult): Promise<void> {
+    this.local.remove(key, counted.windowStart);
+    if (counted.failedOpen) return;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: RATE_KEY_PREFIX + key, sk: String(counted.windowStart) },
+          UpdateExpression: 'ADD #count :minusOne',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: { ':minusOne': -1 },
+        }),
+        { abortSignal: AbortSignal.timeout(this.timeoutMs) },
+      );
+    } catch (error) {
+      logger.warn('rate limiter could not take back a call; it stays counted', { errorName: (error as Error)?.name });
     }
   }
 
@@ -80,13 +109,21 @@ export class RateLimiter {
     return { start, resetSeconds };
   }
 
-  private failOpen(error: unknown, localCount: number, limit: number, resetSeconds: number): RateLimitResult {
+  private failOpen(error: unknown, localCount: number, limit: number, window: { start: number; resetSeconds: number }): RateLimitResult {
     logger.warn('rate limiter unavailable; judging the call by this instance alone', {
       errorName: (error as Error)?.name,
       errorMessage: (error as Error)?.message,
     });
-    return { allowed: localCount <= limit, limit, remaining: Math.max(0, limit - localCount), resetSeconds, failedOpen: true };
+    return { ...judged({ used: localCount, windowStart: window.start, resetSeconds: window.resetSeconds }, limit), failedOpen: true };
   }
+}
+
+/** A count judged against a limit; judging a result again applies another limit to the same count. */
+export function judged(
+  count: Pick<RateLimitResult, 'used' | 'windowStart' | 'resetSeconds' | 'failedOpen'>,
+  limit: number,
+): RateLimitResult {
+  return { ...count, allowed: count.used <= limit, limit, remaining: Math.max(0, limit - count.used) };
 }
 
 /** Calls counted by this instance in the current window, per key; earlier windows are forgotten. */
@@ -102,6 +139,11 @@ class InstanceCounts {
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     return count;
+  }
+
+  remove(key: string, windowStart: number): void {
+    const count = this.counts.get(key);
+    if (windowStart === this.windowStart && count !== undefined) this.counts.set(key, Math.max(0, count - 1));
   }
 }
 

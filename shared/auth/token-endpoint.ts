@@ -7,11 +7,13 @@ import {
   clientFailureRateKey,
   clientRateKey,
   ipFailureRateKey,
+  judged,
   type RateLimiter,
   type RateLimitResult,
   rateLimitedHeaders,
   rateLimitHeaders,
 } from './rate-limit';
+import type { RecentCredentials } from './recent-credentials';
 import type { JwksSource } from './signing-keys';
 import { JWKS_CACHE_SECONDS } from './token-policy';
 import { parseTokenRequest, type TokenRequest } from './token-request';
@@ -24,7 +26,8 @@ export interface TokenEndpointDeps {
   readonly credentials: Pick<ClientRegistry, 'verifyCredentials'>;
   readonly issuer: Pick<TokenIssuer, 'issue'>;
   readonly jwks: Pick<JwksSource, 'get'>;
-  readonly limiter: Pick<RateLimiter, 'consume'>;
+  readonly limiter: Pick<RateLimiter, 'consume' | 'refund'>;
+  readonly recent: Pick<RecentCredentials, 'vouchedLimit' | 'remember' | 'forget'>;
   readonly limits: {
     readonly defaultPerClientPerMinute: number;
     readonly failuresPerIpPerMinute: number;
@@ -81,14 +84,27 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
 
   async function issueToken(request: HttpRequest): Promise<HttpResponse> {
     const tokenRequest = parseTokenRequest(request);
-    const client = await deps.credentials.verifyCredentials(tokenRequest.clientId, tokenRequest.clientSecret);
-    if (!client) return refuse(tokenRequest, request.sourceIp || 'unknown');
+    const { clientId, clientSecret } = tokenRequest;
+    const rateKey = clientRateKey(clientId);
+    // Only a secret proved on this instance before is charged while the record is read (one round trip).
+    const vouchedLimit = deps.recent.vouchedLimit(clientId, clientSecret);
+    const [client, charged] = await Promise.all([
+      deps.credentials.verifyCredentials(clientId, clientSecret),
+      vouchedLimit === undefined ? undefined : deps.limiter.consume(rateKey, vouchedLimit),
+    ]);
+    if (!client) {
+      deps.recent.forget(clientId);
+      const [refusal] = await Promise.allSettled([
+        refuse(tokenRequest, request.sourceIp || 'unknown'),
+        charged && deps.limiter.refund(rateKey, charged),
+      ]);
+      throw (refusal as PromiseRejectedResult).reason;
+    }
 
-    // Only a request that proved the secret is charged to the client's quota.
-    const usage = await deps.limiter.consume(
-      clientRateKey(client.clientId),
-      client.rateLimitPerMinute ?? deps.limits.defaultPerClientPerMinute,
-    );
+    // Any other request is charged once its secret has been proved, never before.
+    const limit = client.rateLimitPerMinute ?? deps.limits.defaultPerClientPerMinute;
+    const usage = charged ? judged(charged, limit) : await deps.limiter.consume(rateKey, limit);
+    deps.recent.remember(clientId, clientSecret, limit);
     if (!usage.allowed) {
       throw new OAuthError(
         429,

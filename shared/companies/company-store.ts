@@ -26,9 +26,10 @@ export interface CompanyStore {
   saveMany(contents: readonly ProfileContent[], options?: SaveManyOptions): Promise<PromiseSettledResult<SaveOutcome>[]>;
 }
 
-/** A key range inside one index partition: sort keys starting with `prefix`, strictly after `after`. */
+/** A key range inside one index partition: sort keys from `lower` to `upper`, strictly after `after`. */
 export interface KeyRange {
-  readonly prefix: string;
+  readonly lower: string;
+  readonly upper: string;
   readonly after?: string;
 }
 

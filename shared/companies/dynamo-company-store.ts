@@ -197,27 +197,18 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
   }
 
   async queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {
-    const condition =
-      range.after !== undefined ? ' AND sk BETWEEN :after AND :upper' : range.prefix !== '' ? ' AND begins_with(sk, :prefix)' : '';
-    const values: Record<string, string> = { ':pk': pk };
-    if (range.after !== undefined) {
-      values[':after'] = range.after;
-      values[':upper'] = range.prefix + KEY_MAX;
-    } else if (range.prefix !== '') {
-      values[':prefix'] = range.prefix;
-    }
     const result = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: `pk = :pk${condition}`,
-        ExpressionAttributeValues: values,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :upper',
+        ExpressionAttributeValues: { ':pk': pk, ':from': range.after ?? range.lower, ':upper': range.upper },
         Limit: limit,
       }),
     );
     const items = (result.Items ?? []) as IndexItem[];
     return {
       // BETWEEN is inclusive: the item the range starts after was already read.
-      items: range.after === undefined ? items : items.filter((item) => compareKeys(item.sk, range.after as string) > 0),
+      items: range.after === undefined ? items : items.filter((item) => item.sk !== range.after),
       more: result.LastEvaluatedKey !== undefined,
     };
   }

@@ -1,18 +1,17 @@
 import type { Jurisdiction, ProfileContent } from './profile';
 
 /**
- * The name index lives in the companies table beside the profiles, as three families of items, each
- * read as one key-ordered range (see docs/search.md):
+ * The name index lives in the companies table beside the profiles, as two families of items, each
+ * read as one key-ordered range of one partition (see docs/search.md):
  *
- * - exact:       pk `X#<J>#<normalizedName>`             sk `<number>`
- * - name prefix: pk `P#<J>#<first 2 chars of name>#<shard>` sk `<normalizedName>#<number>`
- * - word prefix: pk `W#<J>#<first 2 chars of word>#<shard>` sk `<word>#<normalizedName>#<number>`
+ * - name: pk `N#<J>#<first 2 chars of name>`  sk `<normalizedName><NAME_END><number>`
+ * - word: pk `W#<J>#<first 2 chars of word>`  sk `<word>#<normalizedName>#<number>`
  *
- * Prefix partitions are split into SHARD_COUNT shards by a stable hash of the company number, so a
- * common two-letter start ("ho", "co") never concentrates writes on one partition; readers query
- * every shard and merge by sort key.
+ * NAME_END sorts below every character of a normalized name, so the companies whose name is exactly
+ * the query come first in the range of names that start with it, in number order: one read answers
+ * both the exact and the name-prefix matches.
  */
-export const SHARD_COUNT = 8;
+export const NAME_END = '\u0001';
 
 /** Keeps one company's transaction under DynamoDB's 100-item limit even when a rename replaces every key. */
 export const MAX_INDEXED_WORDS = 40;
@@ -22,7 +21,7 @@ export const PROFILE_SORT_KEY = 'PROFILE';
 /** Sorts after every character DynamoDB can store, so `prefix + KEY_MAX` bounds a begins_with range. */
 export const KEY_MAX = '\u{10FFFF}';
 
-export type IndexKind = 'exact' | 'name_prefix' | 'word_prefix';
+export type IndexKind = 'name' | 'word';
 
 /** What a search result needs, copied onto every index item so a search never reads the profiles. */
 export interface SearchEntry {
@@ -52,33 +51,17 @@ export function profileKey(jurisdiction: Jurisdiction, companyNumber: string): I
   return { pk: `${jurisdiction}#${companyNumber}`, sk: PROFILE_SORT_KEY };
 }
 
-/** FNV-1a: a fast, stable, well-spread hash; the shard of a company never changes. */
-export function shardOf(companyNumber: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < companyNumber.length; i++) {
-    hash ^= companyNumber.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % SHARD_COUNT;
-}
-
 /** The first two characters (code points, not UTF-16 units) choose the partition. */
 export function partitionHead(text: string): string {
   return Array.from(text).slice(0, 2).join('');
 }
 
-export const exactPartition = (jurisdiction: Jurisdiction, normalizedName: string) => `X#${jurisdiction}#${normalizedName}`;
+/** A one-character name shares the partition of the names whose first word it is ("x" beside "x ray"). */
+export const namePartition = (jurisdiction: Jurisdiction, name: string) => `N#${jurisdiction}#${partitionHead(`${name} `)}`;
 
-export const namePrefixPartition = (jurisdiction: Jurisdiction, head: string, shard: number) =>
-  `P#${jurisdiction}#${partitionHead(head)}#${shard}`;
+export const wordPartition = (jurisdiction: Jurisdiction, word: string) => `W#${jurisdiction}#${partitionHead(word)}`;
 
-export const wordPrefixPartition = (jurisdiction: Jurisdiction, head: string, shard: number) =>
-  `W#${jurisdiction}#${partitionHead(head)}#${shard}`;
-
-/** Every shard of a prefix partition, in shard order: what a reader queries in parallel. */
-export function allShards(partitionOf: (shard: number) => string): string[] {
-  return Array.from({ length: SHARD_COUNT }, (_, shard) => partitionOf(shard));
-}
+export const nameSortKey = (normalizedName: string, companyNumber: string) => `${normalizedName}${NAME_END}${companyNumber}`;
 
 /**
  * Index keys are built from normalized text joined with '#'; normalized names hold letters,
@@ -114,20 +97,13 @@ export function searchEntryOf(content: ProfileContent, indexed: IndexedName): Se
 export function indexItemsOf(entry: SearchEntry): IndexItem[] {
   const { jurisdiction, companyNumber, normalizedName } = entry;
   if (normalizedName === '') return [];
-  const shard = shardOf(companyNumber);
   return [
-    { ...entry, kind: 'exact', pk: exactPartition(jurisdiction, normalizedName), sk: companyNumber },
-    {
-      ...entry,
-      kind: 'name_prefix',
-      pk: namePrefixPartition(jurisdiction, normalizedName, shard),
-      sk: `${normalizedName}#${companyNumber}`,
-    },
+    { ...entry, kind: 'name', pk: namePartition(jurisdiction, normalizedName), sk: nameSortKey(normalizedName, companyNumber) },
     ...entry.words.map(
       (word): IndexItem => ({
         ...entry,
-        kind: 'word_prefix',
-        pk: wordPrefixPartition(jurisdiction, word, shard),
+        kind: 'word',
+        pk: wordPartition(jurisdiction, word),
         sk: `${word}#${normalizedName}#${companyNumber}`,
       }),
     ),

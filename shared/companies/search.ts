@@ -1,29 +1,21 @@
 import { createHash } from 'node:crypto';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
+import { startsCommonWord } from './common-words';
 import type { NameIndex } from './company-store';
 import { nameWords, normalizeQuery } from './names';
 import { isLikelyCompanyNumber } from './numbers';
 import type { Jurisdiction } from './profile';
-import {
-  allShards,
-  compareKeys,
-  exactPartition,
-  type IndexItem,
-  namePrefixPartition,
-  type SearchEntry,
-  wordOfSortKey,
-  wordPrefixPartition,
-} from './search-index';
+import { compareKeys, type IndexItem, KEY_MAX, namePartition, type SearchEntry, wordOfSortKey, wordPartition } from './search-index';
 
 /**
- * Name search over the three index tiers (docs/search.md): exact normalized name, then names that
- * start with the query, then names whose words start with every query word. Each tier is a
- * key-ordered range read, so a page is a position in (tier, sort key) and the cursor is that
- * position: no server state, no offsets.
+ * Name search over two index tiers (docs/search.md): names that start with the query (exact names
+ * first), then names whose words start with every query word. Each tier is a key-ordered range of
+ * one partition, so a page is a position in (tier, sort key) and the cursor is that position: no
+ * server state, no offsets.
  */
 export type MatchType = 'company_number' | 'exact' | 'name_prefix' | 'word_prefix';
-type Tier = 'exact' | 'name_prefix' | 'word_prefix';
-const TIERS: readonly Tier[] = ['exact', 'name_prefix', 'word_prefix'];
+type Tier = 'name' | 'word';
+const TIERS: readonly Tier[] = ['name', 'word'];
 
 export interface SearchItem {
   readonly companyNumber: string;
@@ -81,21 +73,30 @@ export class QueryTooLongError extends Error {
   }
 }
 
-/** Range reads per request: bounds latency and cost when a tier filters out most of what it reads. */
-export const MAX_READ_ROUNDS = 5;
-/** Per-shard read size when most of what is read may be filtered out in code. */
-const FILTERED_READ_SIZE = 50;
-const CURSOR_VERSION = 1;
+/** Round trips per request: bounds latency and cost when a tier filters out most of what it reads. */
+export const MAX_READ_ROUNDS = 3;
+/** Read size after the first round of the word tier, where most of what is read may be filtered out. */
+const FILTERED_READ_SIZE = 100;
+const CURSOR_VERSION = 2;
 /** DynamoDB refuses a longer sort-key value in a key condition. */
 const MAX_SORT_KEY_BYTES = 1024;
+
+interface TierRange {
+  readonly partition: string;
+  readonly lower: string;
+  readonly upper: string;
+}
 
 interface Plan {
   readonly jurisdiction: Jurisdiction;
   readonly normalized: string;
-  /** The range the name-prefix tier reads; a one-character query only matches a whole first word. */
+  /** What a name must start with to be a name-tier match: a one-character query only matches a whole first word. */
   readonly namePrefix: string;
+  readonly name: TierRange;
+  readonly word: TierRange;
+  /** The word the word tier reads by; every query word, in query order, is checked in code. */
   readonly drivingWord: string;
-  readonly otherWords: readonly string[];
+  readonly queryWords: readonly string[];
   readonly numberHit?: string;
   readonly fingerprint: string;
 }
@@ -105,41 +106,54 @@ interface Position {
   readonly after?: string;
 }
 
-interface TierReader {
-  readonly partitions: readonly string[];
-  readonly prefix: string;
-  readonly readSize: (need: number) => number;
-  readonly accept: (item: IndexItem) => SearchItem | undefined;
+interface TierRead {
+  readonly items: readonly IndexItem[];
+  readonly more: boolean;
 }
 
 export async function searchCompanies(index: NameIndex, query: SearchQuery): Promise<SearchPage> {
   const plan = planOf(query.q, query.jurisdiction);
-  let position: Position | undefined = query.cursor === undefined ? { tier: 'exact' } : positionOf(query.cursor, plan);
+  let position: Position | undefined = query.cursor === undefined ? { tier: 'name' } : positionOf(query.cursor, plan);
   const items: SearchItem[] = [];
+  const read = (at: Position, size: number) => readTier(index, plan, at, size);
 
-  if (query.cursor === undefined && plan.numberHit !== undefined) {
-    const entry = await index.entryByNumber(plan.jurisdiction, plan.numberHit);
-    if (entry) items.push(resultOf(entry, { type: 'company_number' }));
-  }
+  // Everything a first page may need goes out at once: the number look-up, the current tier and, from
+  // the name tier, the start of the word tier, so a page that spans both tiers costs one round trip.
+  const [numberEntry, firstRead, wordStart] = await Promise.all([
+    query.cursor === undefined && plan.numberHit !== undefined ? index.entryByNumber(plan.jurisdiction, plan.numberHit) : undefined,
+    read(position, query.limit + 1),
+    position.tier === 'name' ? read({ tier: 'word' }, query.limit + 1) : undefined,
+  ]);
+  if (numberEntry) items.push(resultOf(numberEntry, { type: 'company_number' }));
 
-  for (let round = 0; position && items.length < query.limit && round < MAX_READ_ROUNDS; round++) {
-    const reader = readerFor(plan, position.tier);
-    const { candidates, complete } = await readRound(index, reader, position.after, reader.readSize(query.limit - items.length));
-    let stoppedAfter: string | undefined;
-    for (const [i, candidate] of candidates.entries()) {
-      const result = reader.accept(candidate);
-      if (result) items.push(result);
-      if (items.length === query.limit && (i < candidates.length - 1 || !complete)) {
-        stoppedAfter = candidate.sk;
-        break;
-      }
+  let current: TierRead | undefined = firstRead;
+  for (let round = 1; position && current && items.length < query.limit; ) {
+    position = take(plan, position, current, items, query.limit);
+    if (!position || items.length >= query.limit) break;
+    if (position.tier === 'word' && position.after === undefined && wordStart) {
+      current = wordStart;
+    } else if (round < MAX_READ_ROUNDS) {
+      const need = query.limit - items.length;
+      current = await read(position, position.tier === 'word' ? Math.max(need + 1, FILTERED_READ_SIZE) : need + 1);
+      round++;
+    } else {
+      current = undefined;
     }
-    const lastRead = candidates.at(-1)?.sk;
-    if (stoppedAfter !== undefined) position = { tier: position.tier, after: stoppedAfter };
-    else if (!complete && lastRead !== undefined) position = { tier: position.tier, after: lastRead };
-    else position = nextTier(position.tier);
   }
   return position ? { items, nextCursor: cursorOf(position, plan) } : { items };
+}
+
+/** Adds what `read` holds for the page, up to `limit` items, and says where the next read starts. */
+function take(plan: Plan, position: Position, read: TierRead, items: SearchItem[], limit: number): Position | undefined {
+  const accept = position.tier === 'name' ? acceptName(plan) : acceptWord(plan);
+  for (const [i, candidate] of read.items.entries()) {
+    const result = accept(candidate);
+    if (result) items.push(result);
+    if (items.length === limit && (i < read.items.length - 1 || read.more)) return { tier: position.tier, after: candidate.sk };
+  }
+  const lastRead = read.items.at(-1)?.sk;
+  if (read.more && lastRead !== undefined) return { tier: position.tier, after: lastRead };
+  return nextTier(position.tier);
 }
 
 function planOf(q: string, jurisdiction: Jurisdiction): Plan {
@@ -158,19 +172,28 @@ function planOf(q: string, jurisdiction: Jurisdiction): Plan {
       `A word of the query is ${Buffer.byteLength(longWord, 'utf8')} bytes long once normalized; at most ${MAX_NORMALIZED_WORD_BYTES} can be searched for`,
     );
   }
-  const drivingWord = words.reduce((longest, word) => (Array.from(word).length > Array.from(longest).length ? word : longest));
+  const drivingWord = words.reduce((best, word) => (selectivity(word) > selectivity(best) ? word : best));
+  const namePrefix = singleCharacter(normalized) ? `${normalized} ` : normalized;
   return {
     jurisdiction,
     normalized,
-    namePrefix: Array.from(normalized).length === 1 ? `${normalized} ` : normalized,
+    namePrefix,
+    name: { partition: namePartition(jurisdiction, normalized), lower: normalized, upper: namePrefix + KEY_MAX },
+    word: { partition: wordPartition(jurisdiction, drivingWord), lower: drivingWord, upper: drivingWord + KEY_MAX },
     drivingWord,
-    otherWords: words.filter((word) => word !== drivingWord),
+    queryWords: words,
     numberHit: isLikelyCompanyNumber(q.trim(), jurisdiction),
     fingerprint: createHash('sha256').update(`${jurisdiction}\n${normalized}`).digest('base64url').slice(0, 12),
   };
 }
 
 const singleCharacter = (word: string) => Array.from(word).length === 1;
+
+/**
+ * Which query word the word tier reads by: one that starts no common word, then the longest, as
+ * either narrows the range read; the others are checked in code.
+ */
+const selectivity = (word: string) => (startsCommonWord(word) ? 0 : 1_000) + Array.from(word).length;
 
 /** One-character query words match whole words only; longer ones match word prefixes. */
 const wordMatches = (nameWord: string, queryWord: string) =>
@@ -191,44 +214,29 @@ function resultOf(entry: SearchEntry, match: SearchItem['match']): SearchItem {
   };
 }
 
-function readerFor(plan: Plan, tier: Tier): TierReader {
-  const notTheNumberHit = (item: IndexItem) => item.companyNumber !== plan.numberHit;
-  const exactOrNamePrefix = (item: IndexItem) => item.normalizedName === plan.normalized || item.normalizedName.startsWith(plan.namePrefix);
-  switch (tier) {
-    case 'exact':
-      return {
-        partitions: [exactPartition(plan.jurisdiction, plan.normalized)],
-        prefix: '',
-        readSize: (need) => need + 1,
-        accept: (item) => (notTheNumberHit(item) ? resultOf(item, { type: 'exact' }) : undefined),
-      };
-    case 'name_prefix':
-      return {
-        partitions: allShards((shard) => namePrefixPartition(plan.jurisdiction, plan.namePrefix, shard)),
-        prefix: plan.namePrefix,
-        readSize: (need) => need + 1,
-        accept: (item) =>
-          notTheNumberHit(item) && item.normalizedName !== plan.normalized ? resultOf(item, { type: 'name_prefix' }) : undefined,
-      };
-    case 'word_prefix':
-      return {
-        partitions: allShards((shard) => wordPrefixPartition(plan.jurisdiction, plan.drivingWord, shard)),
-        prefix: plan.drivingWord,
-        readSize: (need) => Math.max(need + 1, FILTERED_READ_SIZE),
-        accept: (item) => {
-          if (!notTheNumberHit(item) || exactOrNamePrefix(item)) return undefined;
-          // A name with several words matching the driving word has one index item per word: keep the first.
-          if (firstMatchingWord(item.words, plan.drivingWord) !== wordOfSortKey(item.sk)) return undefined;
-          const on = [wordOfSortKey(item.sk)];
-          for (const queryWord of plan.otherWords) {
-            const matched = firstMatchingWord(item.words, queryWord);
-            if (matched === undefined) return undefined;
-            on.push(matched);
-          }
-          return resultOf(item, { type: 'word_prefix', on: [...new Set(on)] });
-        },
-      };
-  }
+const notTheNumberHit = (plan: Plan, item: IndexItem) => item.companyNumber !== plan.numberHit;
+
+function acceptName(plan: Plan): (item: IndexItem) => SearchItem | undefined {
+  return (item) =>
+    notTheNumberHit(plan, item) ? resultOf(item, { type: item.normalizedName === plan.normalized ? 'exact' : 'name_prefix' }) : undefined;
+}
+
+function acceptWord(plan: Plan): (item: IndexItem) => SearchItem | undefined {
+  return (item) => {
+    // The name tier showed the names that are the query or start with it.
+    if (!notTheNumberHit(plan, item) || item.normalizedName === plan.normalized || item.normalizedName.startsWith(plan.namePrefix)) {
+      return undefined;
+    }
+    // A name with several words matching the driving word has one index item per word: keep the first.
+    if (firstMatchingWord(item.words, plan.drivingWord) !== wordOfSortKey(item.sk)) return undefined;
+    const on: string[] = [];
+    for (const queryWord of plan.queryWords) {
+      const matched = queryWord === plan.drivingWord ? wordOfSortKey(item.sk) : firstMatchingWord(item.words, queryWord);
+      if (matched === undefined) return undefined;
+      on.push(matched);
+    }
+    return resultOf(item, { type: 'word_prefix', on: [...new Set(on)] });
+  };
 }
 
 function nextTier(tier: Tier): Position | undefined {
@@ -236,28 +244,9 @@ function nextTier(tier: Tier): Position | undefined {
   return next && { tier: next };
 }
 
-/**
- * Reads every partition of a tier in parallel and merges by sort key. Only items up to the lowest
- * last key among partitions that have more are certain to be in order: later ones wait for the next
- * round, which starts after the last key taken.
- */
-async function readRound(
-  index: NameIndex,
-  reader: TierReader,
-  after: string | undefined,
-  readSize: number,
-): Promise<{ candidates: IndexItem[]; complete: boolean }> {
-  const range = after === undefined ? { prefix: reader.prefix } : { prefix: reader.prefix, after };
-  const pages = await Promise.all(reader.partitions.map((pk) => index.queryPartition(pk, range, readSize)));
-  let frontier: string | undefined;
-  for (const page of pages) {
-    const last = page.items.at(-1)?.sk;
-    if (page.more && last !== undefined && (frontier === undefined || compareKeys(last, frontier) < 0)) frontier = last;
-  }
-  const merged = pages.flatMap((page) => page.items).sort((a, b) => compareKeys(a.sk, b.sk));
-  if (frontier === undefined) return { candidates: merged, complete: true };
-  const bound = frontier;
-  return { candidates: merged.filter((item) => compareKeys(item.sk, bound) <= 0), complete: false };
+function readTier(index: NameIndex, plan: Plan, position: Position, size: number): Promise<TierRead> {
+  const { partition, lower, upper } = plan[position.tier];
+  return index.queryPartition(partition, { lower, upper, ...(position.after === undefined ? {} : { after: position.after }) }, size);
 }
 
 function cursorOf(position: Position, plan: Plan): string {
@@ -278,12 +267,14 @@ function positionOf(cursor: string, plan: Plan): Position {
   if (typeof t !== 'string' || !TIERS.includes(t as Tier)) throw new InvalidCursorError('The cursor is not one this API issued');
   const tier = t as Tier;
   if (a === undefined) return { tier };
-  if (typeof a !== 'string' || a === '' || Buffer.byteLength(a, 'utf8') > MAX_SORT_KEY_BYTES || !a.startsWith(readerPrefix(plan, tier))) {
+  const { lower, upper } = plan[tier];
+  if (
+    typeof a !== 'string' ||
+    Buffer.byteLength(a, 'utf8') > MAX_SORT_KEY_BYTES ||
+    compareKeys(a, lower) <= 0 ||
+    compareKeys(a, upper) >= 0
+  ) {
     throw new InvalidCursorError('The cursor is not one this API issued');
   }
   return { tier, after: a };
-}
-
-function readerPrefix(plan: Plan, tier: Tier): string {
-  return tier === 'exact' ? '' : tier === 'name_prefix' ? plan.namePrefix : plan.drivingWord;
 }

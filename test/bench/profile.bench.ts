@@ -11,7 +11,7 @@ import type { BenchContext } from './support/context';
 import { benchRequest } from './support/http';
 import { type BenchProtection, benchProtection } from './support/protection';
 import { latencyTable } from './support/table';
-import { timeInterleaved } from './support/timing';
+import { IN_FLIGHT, timeConcurrent, timeInterleaved } from './support/timing';
 
 export const name = 'Company profile (GET /v1/profile/{companyNumber}) beside a bare GetItem';
 
@@ -40,15 +40,14 @@ async function benchmarkDataset(context: BenchContext, dataset: CompanyDataset, 
   const sample = spread(dataset.companies, loop.iterations + loop.warmup);
   const pick = (call: number) => sample[call % sample.length] as CompanyRef;
 
+  const bare = (call: number) => {
+    const company = pick(call);
+    return doc.send(new GetCommand({ TableName: table, Key: profileKey(company.jurisdiction, company.companyNumber) }));
+  };
+  const protectedCall = async (call: number) =>
+    expectOk(await handler(profileRequest(pick(call), { authorization: protection.authorization })));
   const [baseline, principalGiven, withProtection] = await timeInterleaved(
-    [
-      (call: number) => {
-        const company = pick(call);
-        return doc.send(new GetCommand({ TableName: table, Key: profileKey(company.jurisdiction, company.companyNumber) }));
-      },
-      async (call: number) => expectOk(await endpoint(profileRequest(pick(call)), protection.principal)),
-      async (call: number) => expectOk(await handler(profileRequest(pick(call), { authorization: protection.authorization }))),
-    ],
+    [bare, async (call: number) => expectOk(await endpoint(profileRequest(pick(call)), protection.principal)), protectedCall],
     loop,
   );
   context.report(
@@ -56,6 +55,17 @@ async function benchmarkDataset(context: BenchContext, dataset: CompanyDataset, 
       { label: 'baseline: GetItem profile', stats: baseline },
       { label: 'endpoint, principal given (read + watch)', stats: principalGiven },
       { label: 'handler with protection', stats: withProtection },
+    ]),
+  );
+  const [concurrentBaseline, concurrentProtected] = await timeConcurrent([bare, protectedCall], {
+    warmup: IN_FLIGHT * 4,
+    iterations: loop.iterations,
+    inFlight: IN_FLIGHT,
+  });
+  context.report(
+    latencyTable(`Profile, ${dataset.label}, ${IN_FLIGHT} calls in flight (ops/s is the wall-clock rate)`, [
+      { label: 'baseline: GetItem profile', stats: concurrentBaseline },
+      { label: 'handler with protection', stats: concurrentProtected },
     ]),
   );
 }

@@ -5,6 +5,7 @@ import { DEFAULT_AUDIENCE, DEFAULT_CLIENT_CACHE_SECONDS, DEFAULT_ISSUER } from '
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { PublishedJwksStore } from '../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../shared/auth/rate-limit';
+import { RecentCredentials } from '../../shared/auth/recent-credentials';
 import { currentSigningKey, SIGNING_ALGORITHM } from '../../shared/auth/signing-keys';
 import { createTokenEndpoint } from '../../shared/auth/token-endpoint';
 import { TOKEN_LIFETIME_SECONDS } from '../../shared/auth/token-policy';
@@ -37,6 +38,7 @@ export async function run(context: BenchContext): Promise<void> {
       issuer,
       jwks: new PublishedJwksStore(doc, table),
       limiter: new RateLimiter(doc, table),
+      recent: new RecentCredentials(),
       limits: { defaultPerClientPerMinute: UNLIMITED, failuresPerIpPerMinute: UNLIMITED, failuresPerClientIdPerMinute: UNLIMITED },
     });
     const request = benchRequest({

@@ -30,7 +30,7 @@ export class MemoryNameIndex implements NameIndex {
   async queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {
     this.reads++;
     const items = this.partitions.get(pk) ?? [];
-    const from = range.after ?? range.prefix;
+    const from = range.after ?? range.lower;
     let low = 0;
     let high = items.length;
     while (low < high) {
@@ -39,7 +39,7 @@ export class MemoryNameIndex implements NameIndex {
       else high = middle;
     }
     const page: IndexItem[] = [];
-    for (let i = low; i < items.length && page.length < limit && (items[i] as IndexItem).sk.startsWith(range.prefix); i++)
+    for (let i = low; i < items.length && page.length < limit && compareKeys((items[i] as IndexItem).sk, range.upper) <= 0; i++)
       page.push(items[i] as IndexItem);
     return { items: page.filter((item) => item.sk !== range.after), more: page.length === limit };
   }

@@ -128,7 +128,7 @@ async function loadDataset(
 }
 
 export const SEEDED_IE_COUNT = 5000;
-const LARGE_GB_COUNT = { small: 20_000, full: 200_000 } as const;
+const LARGE_GB_COUNT = { small: 20_000, full: 200_000, million: 1_000_000 } as const;
 
 async function readGbSample(): Promise<{ profiles: ProfileContent[]; rejectedRows: number }> {
   const profiles: ProfileContent[] = [];
@@ -165,7 +165,7 @@ export function seededDataset(context: BenchContext): Promise<CompanyDataset> {
   });
 }
 
-/** Generated GB companies: 20,000 at small scale, 200,000 at full scale. */
+/** Generated GB companies: 20,000 at small scale, 200,000 at full scale, 1,000,000 at million. */
 export function largeDataset(context: BenchContext): Promise<CompanyDataset> {
   return once(large, context, () => {
     const count = LARGE_GB_COUNT[context.scale];

@@ -5,9 +5,12 @@ import { ensureTable } from '../../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { allTables, type TableDefinition } from '../../../shared/storage/tables';
 
-/** small: a quick run of every benchmark; full: the large-table cases at >= 200,000 companies. */
-export type BenchScale = 'small' | 'full';
-export const BENCH_SCALES: readonly BenchScale[] = ['small', 'full'];
+/**
+ * small: a quick run of every benchmark; full: the large-table cases at >= 200,000 companies;
+ * million: the small loops against 1,000,000 generated GB companies, to show search and profile flat.
+ */
+export type BenchScale = 'small' | 'full' | 'million';
+export const BENCH_SCALES: readonly BenchScale[] = ['small', 'full', 'million'];
 
 export interface BenchTables {
   readonly client: DynamoDBClient;

@@ -6,7 +6,7 @@ export interface LatencyStats {
   readonly mean: number;
   readonly min: number;
   readonly max: number;
-  /** Sequential operations per second: one call at a time, so 1000 / mean. */
+  /** Operations per second: 1000 / mean for calls made one at a time, wall-clock rate for concurrent ones. */
   readonly opsPerSecond: number;
 }
 

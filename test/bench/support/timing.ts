@@ -36,6 +36,49 @@ export async function timeInterleaved<const Operations extends readonly Operatio
   return samples.map(summarize) as { -readonly [Index in keyof Operations]: LatencyStats };
 }
 
+/** Calls in flight in the concurrent cases: a busy client, or a few Lambda instances' worth. */
+export const IN_FLIGHT = 16;
+
+export interface ConcurrentOptions {
+  readonly warmup: number;
+  /** Measured calls of each operation, all told. */
+  readonly iterations: number;
+  /** Calls kept in flight at once. */
+  readonly inFlight: number;
+}
+
+/**
+ * Times each operation with `inFlight` calls outstanding at all times, one operation after the other
+ * (so they do not compete). The latencies are per call; the rate is calls per second of wall clock.
+ */
+export async function timeConcurrent<const Operations extends readonly Operation[]>(
+  operations: Operations,
+  options: ConcurrentOptions,
+): Promise<{ -readonly [Index in keyof Operations]: LatencyStats }> {
+  const results: LatencyStats[] = [];
+  for (const operation of operations) {
+    const run = async (calls: number, offset: number) => {
+      const samples: number[] = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < calls) {
+          const call = offset + next++;
+          const started = performance.now();
+          await operation(call);
+          samples.push(performance.now() - started);
+        }
+      };
+      const started = performance.now();
+      await Promise.all(Array.from({ length: options.inFlight }, worker));
+      return { samples, elapsedMs: performance.now() - started };
+    };
+    await run(options.warmup, 0);
+    const { samples, elapsedMs } = await run(options.iterations, options.warmup);
+    results.push({ ...summarize(samples), opsPerSecond: (samples.length * 1000) / elapsedMs });
+  }
+  return results as { -readonly [Index in keyof Operations]: LatencyStats };
+}
+
 export interface Throughput {
   readonly items: number;
   readonly elapsedMs: number;

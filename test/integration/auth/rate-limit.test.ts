@@ -103,7 +103,7 @@ describe('the rate limiter', () => {
   });
 
   it('describes the policy and the live counter in draft RateLimit headers', () => {
-    const usage = { allowed: false, limit: 600, remaining: 0, resetSeconds: 17 };
+    const usage = { allowed: false, limit: 600, remaining: 0, used: 601, windowStart: 1_800_000_000, resetSeconds: 17 };
 
     expect(rateLimitHeaders({ ...usage, remaining: 12 })).toEqual({
       'ratelimit-policy': '"default";q=600;w=60',

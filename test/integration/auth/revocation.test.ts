@@ -5,6 +5,7 @@ import type { ClientLookup } from '../../../shared/auth/client-registry';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
+import { RecentCredentials } from '../../../shared/auth/recent-credentials';
 import { type KeySet, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
 import { createTokenEndpoint, TOKEN_PATH } from '../../../shared/auth/token-endpoint';
 import { InvalidTokenError, TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
@@ -94,6 +95,7 @@ describe('the revocation boundary', () => {
       issuer: new TokenIssuer(staticKeySet(keySet), audience),
       jwks: new PublishedJwksStore(tables.doc, table),
       limiter: new RateLimiter(tables.doc, table),
+      recent: new RecentCredentials(),
       limits: { defaultPerClientPerMinute: 100, failuresPerIpPerMinute: 100, failuresPerClientIdPerMinute: 100 },
     });
     const { client, secret } = await registry.create({ name: 'Same second' });

@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLocalSigningKeys, FileKeySetSource } from '../../../infra/local/key-file';
 import { CachedClientLookup } from '../../../shared/auth/client-cache';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { type ProtectionDeps, protectedRoute } from '../../../shared/auth/protect';
 import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
-import { RateLimiter } from '../../../shared/auth/rate-limit';
+import { clientRateKey, RATE_KEY_PREFIX, RateLimiter } from '../../../shared/auth/rate-limit';
+import { RecentCredentials } from '../../../shared/auth/recent-credentials';
 import { createTokenEndpoint, type TokenEndpointDeps } from '../../../shared/auth/token-endpoint';
 import { TokenIssuer, TokenVerifier } from '../../../shared/auth/tokens';
 import { HttpError } from '../../../shared/http/errors';
@@ -47,6 +49,7 @@ beforeAll(async () => {
     issuer: new TokenIssuer(new FileKeySetSource(keyFile), audience),
     jwks: new PublishedJwksStore(tables.doc, table),
     limiter,
+    recent: new RecentCredentials(),
     limits: {
       defaultPerClientPerMinute: DEFAULT_LIMIT,
       failuresPerIpPerMinute: FAILURE_LIMIT,
@@ -94,6 +97,18 @@ const bearer = (token: string) => httpRequest({ path: '/v1/whoami', headers: { a
 
 async function newClient(rateLimitPerMinute?: number) {
   return registry.create({ name: 'Endpoint test', ...(rateLimitPerMinute ? { rateLimitPerMinute } : {}) });
+}
+
+/** Calls charged to the client's quota in every window so far, read from the counters themselves. */
+async function chargedTo(clientId: string): Promise<number> {
+  const result = await tables.doc.send(
+    new QueryCommand({
+      TableName: tables.names.clients,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `${RATE_KEY_PREFIX}${clientRateKey(clientId)}` },
+    }),
+  );
+  return (result.Items ?? []).reduce((sum, item) => sum + Number(item.count), 0);
 }
 
 describe('POST /v1/oauth/token', () => {
@@ -261,6 +276,29 @@ describe('POST /v1/oauth/token', () => {
     expect(token.status).toBe(200);
     expect(call.status).toBe(200);
     expect(call.headers).toMatchObject({ ratelimit: expect.stringContaining(`r=${DEFAULT_LIMIT - 2};`) });
+  });
+
+  it('lets no one spend the quota of a client whose secret was proved here, even with many wrong secrets at once', async () => {
+    const { client, secret } = await newClient();
+    expect((await endpoint(jsonGrant(client.clientId, secret))).status).toBe(200);
+
+    await Promise.all(Array.from({ length: 20 }, () => endpoint(jsonGrant(client.clientId, `${secret}x`))));
+
+    expect(await chargedTo(client.clientId)).toBe(1);
+  });
+
+  it('charges a secret proved before while its record is read, and takes the charge back when the record refuses it', async () => {
+    const { client, secret } = await newClient();
+    await endpoint(jsonGrant(client.clientId, secret));
+
+    const second = await endpoint(jsonGrant(client.clientId, secret));
+    await registry.disable(client.clientId);
+    const afterDisable = await endpoint(jsonGrant(client.clientId, secret));
+
+    expect(second.status).toBe(200);
+    expect(second.headers).toMatchObject({ ratelimit: expect.stringContaining(`r=${DEFAULT_LIMIT - 2};`) });
+    expect(afterDisable.status).toBe(401);
+    expect(await chargedTo(client.clientId)).toBe(2);
   });
 
   it('does not count successful requests as failures of the address', async () => {

@@ -9,7 +9,7 @@ import {
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
-import { exactPartition } from '../../../shared/companies/search-index';
+import { NAME_END, namePartition } from '../../../shared/companies/search-index';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
@@ -101,7 +101,7 @@ describe('DynamoCompanyStore', () => {
     expect(sortKeysOf((await streamRecords()).slice(before.length))).toEqual(['PROFILE']);
   });
 
-  it('moves the index items on a rename: the old exact key is gone, the new one holds the company', async () => {
+  it('moves the index items on a rename: the old name key is gone, the new one holds the company', async () => {
     await store.save(profileContent({ companyNumber: '10000004', name: 'Old Name Trading Ltd' }));
 
     await store.save(profileContent({ companyNumber: '10000004', name: 'New Name Ventures Ltd' }));
@@ -111,8 +111,8 @@ describe('DynamoCompanyStore', () => {
         await tables.doc.send(
           new QueryCommand({
             TableName: tables.names.companies,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': exactPartition('GB', name) },
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :name)',
+            ExpressionAttributeValues: { ':pk': namePartition('GB', name), ':name': `${name}${NAME_END}` },
           }),
         )
       ).Items ?? [];
@@ -172,7 +172,7 @@ describe('DynamoCompanyStore', () => {
     expect(results.every((result) => result.status === 'fulfilled' && result.value === 'created')).toBe(true);
     const itemsOf = async (companyNumber: string) => {
       const items: Record<string, unknown>[] = [];
-      for (const pk of [exactPartition('GB', 'batched twin holdings')]) {
+      for (const pk of [namePartition('GB', 'batched twin holdings'), 'W#GB#ba', 'W#GB#tw', 'W#GB#ho']) {
         const page = await tables.doc.send(
           new QueryCommand({
             TableName: tables.names.companies,

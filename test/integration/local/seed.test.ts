@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type DemoDataset, demoDataset, seedDemoCompanies } from '../../../infra/local/seed';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
@@ -18,7 +19,7 @@ function smallDataset(gbRows = 40, ieCount = 10): DemoDataset {
       .slice(0, gbRows + 1)
       .join('\n')}\n`,
   );
-  return { id: `small-test-dataset-${gbRows}-${ieCount}`, gbFile, gbRows, ieCount };
+  return { id: `small-test-dataset-${gbRows}-${ieCount}+name-index-2`, gbFile, gbRows, ieCount };
 }
 
 async function companiesOnly() {
@@ -43,6 +44,22 @@ describe('demo data on first start', () => {
     expect((await store.get('GB', '15380840'))?.name).toBe('CPA GATES LTD');
     expect((await store.get('GB', '15380840'))?.dataSource).toBe('demo');
     expect(lines.at(-1)).toMatch(/^Demo companies loaded in [\d.]+ s: 50 created, 0 updated, 0 unchanged; 0 malformed rows/);
+  });
+
+  it('says how to rebuild a data folder whose search index an earlier version laid out', async () => {
+    const { doc, tableName } = await companiesOnly();
+    await doc.send(new PutCommand({ TableName: tableName, Item: { pk: 'META#SEED', sk: 'gb-companies-2024-01+ie-generated-5000' } }));
+    const lines: string[] = [];
+
+    await seedDemoCompanies({
+      doc,
+      tableName,
+      log: (line) => lines.push(line),
+      signal: new AbortController().signal,
+      dataset: smallDataset(2, 1),
+    });
+
+    expect(lines.join('\n')).toContain('npm start -- --fresh');
   });
 
   it('leaves no marker when stopped, so the next start loads again', async () => {

@@ -5,10 +5,10 @@ import {
   indexedWords,
   indexItemsOf,
   MAX_INDEXED_WORDS,
+  NAME_END,
+  namePartition,
   partitionHead,
   type SearchEntry,
-  SHARD_COUNT,
-  shardOf,
   wordOfSortKey,
 } from '../../../shared/companies/search-index';
 
@@ -25,43 +25,42 @@ const entry = (overrides: Partial<SearchEntry> = {}): SearchEntry => ({
 });
 
 describe('search index keys', () => {
-  it('puts a company in one exact item, one name-prefix item and one item per word, all in its shard', () => {
-    const shard = shardOf('15380840');
-
+  it('puts a company in one name item and one item per distinct word', () => {
     const items = indexItemsOf(entry());
 
     expect(items.map(({ kind, pk, sk }) => ({ kind, pk, sk }))).toEqual([
-      { kind: 'exact', pk: 'X#GB#cpa gates', sk: '15380840' },
-      { kind: 'name_prefix', pk: `P#GB#cp#${shard}`, sk: 'cpa gates#15380840' },
-      { kind: 'word_prefix', pk: `W#GB#cp#${shard}`, sk: 'cpa#cpa gates#15380840' },
-      { kind: 'word_prefix', pk: `W#GB#ga#${shard}`, sk: 'gates#cpa gates#15380840' },
+      { kind: 'name', pk: 'N#GB#cp', sk: `cpa gates${NAME_END}15380840` },
+      { kind: 'word', pk: 'W#GB#cp', sk: 'cpa#cpa gates#15380840' },
+      { kind: 'word', pk: 'W#GB#ga', sk: 'gates#cpa gates#15380840' },
     ]);
     expect(items.every((item) => item.name === 'CPA GATES LTD' && item.status === 'active')).toBe(true);
+  });
+
+  it('sorts a name that is exactly the query before the longer names that start with it', () => {
+    const keys = [
+      indexItemsOf(entry({ normalizedName: 'cpa gates ventures', words: ['cpa', 'gates', 'ventures'], companyNumber: '1' })),
+      indexItemsOf(entry({ normalizedName: 'cpa gatesway', words: ['cpa', 'gatesway'], companyNumber: '2' })),
+      indexItemsOf(entry({ companyNumber: '99999999' })),
+      indexItemsOf(entry({ companyNumber: '00000001' })),
+    ].map((items) => (items[0] as { sk: string }).sk);
+
+    expect([...keys].sort(compareKeys)).toEqual([keys[3], keys[2], keys[0], keys[1]]);
   });
 
   it('indexes nothing for a name that normalizes to nothing', () => {
     expect(indexItemsOf(entry({ normalizedName: '', words: [] }))).toEqual([]);
   });
 
-  it('keeps a one-character word in its own one-character partition, apart from longer words', () => {
+  it('keeps a one-character word in its own partition and a one-character name beside the names it starts', () => {
     const items = indexItemsOf(entry({ normalizedName: 'a plus', words: ['a', 'plus'] }));
 
-    expect(items.map((item) => item.pk)).toContain(`W#GB#a#${shardOf('15380840')}`);
-    expect(items.map((item) => item.pk)).toContain(`P#GB#a #${shardOf('15380840')}`);
+    expect(items.map((item) => item.pk)).toEqual(['N#GB#a ', 'W#GB#a', 'W#GB#pl']);
+    expect(namePartition('GB', 'a')).toBe('N#GB#a ');
   });
 
   it('chooses partitions by code points, so a letter outside the BMP is never split', () => {
     expect(partitionHead('𝔸𝔹c')).toBe('𝔸𝔹');
     expect(partitionHead('é')).toBe('é');
-  });
-
-  it('assigns every company a stable shard and spreads numbers over all shards', () => {
-    const counts = new Array(SHARD_COUNT).fill(0);
-    for (let n = 0; n < 8000; n++) counts[shardOf(String(10_000_000 + n))]++;
-
-    expect(shardOf('SC123456')).toBe(shardOf('SC123456'));
-    expect(Math.min(...counts)).toBeGreaterThan(800);
-    expect(Math.max(...counts)).toBeLessThan(1200);
   });
 
   it('reads the word back out of a word-prefix sort key', () => {
@@ -89,7 +88,7 @@ describe('index changes between two versions of a company', () => {
   it('rewrites every item in place when a projected field such as the status changes', () => {
     const changes = indexChanges(indexItemsOf(entry()), indexItemsOf(entry({ status: 'dissolved' })));
 
-    expect(changes.puts).toHaveLength(4);
+    expect(changes.puts).toHaveLength(3);
     expect(changes.puts.every((item) => item.status === 'dissolved')).toBe(true);
     expect(changes.deletes).toEqual([]);
   });
@@ -100,14 +99,12 @@ describe('index changes between two versions of a company', () => {
     const changes = indexChanges(indexItemsOf(entry()), indexItemsOf(renamed));
 
     expect(changes.deletes.map((key) => key.sk).sort()).toEqual([
-      '15380840',
-      'cpa gates#15380840',
+      `cpa gates${NAME_END}15380840`,
       'cpa#cpa gates#15380840',
       'gates#cpa gates#15380840',
     ]);
     expect(changes.puts.map((item) => item.sk).sort()).toEqual([
-      '15380840',
-      'cpa fences#15380840',
+      `cpa fences${NAME_END}15380840`,
       'cpa#cpa fences#15380840',
       'fences#cpa fences#15380840',
     ]);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { indexedNameOf, type NameIndex } from '../../../shared/companies/company-store';
 import { MAX_READ_ROUNDS, type SearchItem, searchCompanies } from '../../../shared/companies/search';
-import { SHARD_COUNT } from '../../../shared/companies/search-index';
 import { MemoryNameIndex } from '../../support/memory-name-index';
 import { profileContent } from '../../support/profile-fixture';
 
@@ -81,9 +80,66 @@ describe('search paging', () => {
     const readsOfFirstPage = crowded.reads;
     const all = await collect(crowded, 'workshop zu', () => 10);
 
-    expect(readsOfFirstPage).toBeLessThanOrEqual(MAX_READ_ROUNDS * SHARD_COUNT);
+    // The first round reads the name tier and the start of the word tier together.
+    expect(readsOfFirstPage).toBeLessThanOrEqual(MAX_READ_ROUNDS + 1);
     expect(first.items.length).toBeLessThan(10);
     expect(first.nextCursor).toBeDefined();
     expect([...all.numbers].sort()).toEqual(['39999998', '39999999']);
   });
+
+  it('answers a first page that spans both tiers in one round of reads', async () => {
+    const small = indexOf([
+      ['12345678', 'Harbour Lights Ltd'],
+      ['22222222', 'Harbour Lights Trading Ltd'],
+      ['33333333', 'The Harbour Lights Company Ltd'],
+    ]);
+    const rounds = countRounds(small);
+
+    const page = await searchCompanies(rounds.index, { q: 'harbour lights', jurisdiction: 'GB', limit: 10 });
+
+    expect(page.items.map((item) => [item.companyNumber, item.match.type])).toEqual([
+      ['12345678', 'exact'],
+      ['22222222', 'name_prefix'],
+      ['33333333', 'word_prefix'],
+    ]);
+    expect(rounds.count()).toBe(1);
+  });
+
+  it('reads the word index by the query word that starts no common word, and reports matches in query order', async () => {
+    const crowded = indexOf([
+      ...Array.from({ length: 400 }, (_, i): [string, string] => [String(40_000_000 + i), `Acme ${i} Consulting Ltd`]),
+      ['49999999', 'Smithfield Consulting Ltd'],
+    ]);
+
+    crowded.reads = 0;
+    const page = await searchCompanies(crowded, { q: 'consulting smit', jurisdiction: 'GB', limit: 10 });
+
+    expect(page.items).toEqual([
+      expect.objectContaining({ companyNumber: '49999999', match: { type: 'word_prefix', on: ['consulting', 'smithfield'] } }),
+    ]);
+    expect(page.nextCursor).toBeUndefined();
+    expect(crowded.reads).toBe(2);
+  });
 });
+
+/** Counts how many times reads went out with none already in flight: the round trips a search makes, in sequence. */
+function countRounds(inner: NameIndex): { index: NameIndex; count: () => number } {
+  let inFlight = 0;
+  let rounds = 0;
+  const track = async <T>(read: () => Promise<T>): Promise<T> => {
+    if (inFlight++ === 0) rounds++;
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      return await read();
+    } finally {
+      inFlight--;
+    }
+  };
+  return {
+    index: {
+      queryPartition: (pk, range, limit) => track(() => inner.queryPartition(pk, range, limit)),
+      entryByNumber: (jurisdiction, companyNumber) => track(() => inner.entryByNumber(jurisdiction, companyNumber)),
+    },
+    count: () => rounds,
+  };
+}
