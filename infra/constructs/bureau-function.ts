@@ -4,6 +4,7 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { esmRequireBanner, lambdaBundleAliases } from '../bundling/options';
 import type { TableAccess } from '../catalogue';
 import type { BureauTable } from './tables';
 
@@ -74,8 +75,8 @@ export class BureauFunction extends NodejsFunction {
       bundling: {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
-        // Some dependencies are CommonJS and call require(); an ES module has no require unless we make one.
-        banner: "import { createRequire as bureauCreateRequire } from 'node:module'; const require = bureauCreateRequire(import.meta.url);",
+        banner: esmRequireBanner,
+        esbuildArgs: Object.fromEntries(Object.entries(lambdaBundleAliases).map(([from, to]) => [`--alias:${from}`, to])),
         externalModules: [],
         minify: true,
         sourceMap: true,

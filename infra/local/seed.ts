@@ -34,16 +34,32 @@ const markerKeyOf = (dataset: DemoDataset) => ({ pk: MARKER_PARTITION, sk: datas
 const isBeforeNameIndex2 = (id: string) => !id.includes('+name-index-');
 const PROGRESS_INTERVAL_MS = 2_000;
 
-/** The GB sample first: it is what people try first. Stops yielding once `signal` aborts. */
+/**
+ * GB rows and IE companies interleaved in proportion, so both jurisdictions are searchable within
+ * seconds of the first start and the load finishes with both complete. The sample's first row is the
+ * company the README uses. Stops yielding once `signal` aborts.
+ */
 async function* demoRecords(dataset: DemoDataset, signal: AbortSignal): AsyncGenerator<ImportRecord> {
+  const irish = generateIrishCompanies(dataset.ieCount);
+  const irishPerRow = dataset.ieCount / Math.max(1, dataset.gbRows);
+  let irishLine = 0;
+  let irishOwed = 0;
+  function* irishDue(): Generator<ImportRecord> {
+    for (; irishOwed >= 1; irishOwed--) {
+      const next = irish.next();
+      if (next.done) return;
+      yield { line: ++irishLine, profile: next.value };
+    }
+  }
   for await (const record of readRegisterCsv(createReadStream(dataset.gbFile))) {
     if (signal.aborted) return;
     yield record;
+    irishOwed += irishPerRow;
+    yield* irishDue();
   }
-  let line = 0;
-  for (const profile of generateIrishCompanies(dataset.ieCount)) {
+  for (const profile of irish) {
     if (signal.aborted) return;
-    yield { line: ++line, profile };
+    yield { line: ++irishLine, profile };
   }
 }
 
@@ -89,7 +105,9 @@ export async function seedDemoCompanies({ doc, tableName, log, signal, dataset =
   if (seededIds.includes(markerKey.sk)) return 'present';
 
   const total = dataset.gbRows + dataset.ieCount;
-  log(`Loading ${total.toLocaleString('en-GB')} demo companies (the GB register sample in data/, then generated IE companies).`);
+  log(
+    `Loading ${total.toLocaleString('en-GB')} demo companies (the GB register sample in data/ and generated IE companies, side by side).`,
+  );
   log('This happens on the first start only and runs in the background: search finds more as it loads.');
   const started = Date.now();
   let lastLine = started;

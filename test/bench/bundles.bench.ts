@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { esmRequireBanner, lambdaBundleAliases } from '../../infra/bundling/options';
 import { functions } from '../../infra/catalogue';
 import { repositoryRoot } from '../../infra/local/paths';
 import { allQueues } from '../../shared/queues/queues';
@@ -47,9 +48,8 @@ export async function run(context: BenchContext): Promise<void> {
         target: 'node20',
         minify: true,
         mainFields: ['module', 'main'],
-        banner: {
-          js: "import { createRequire as bureauCreateRequire } from 'node:module'; const require = bureauCreateRequire(import.meta.url);",
-        },
+        banner: { js: esmRequireBanner },
+        alias: lambdaBundleAliases,
         write: false,
         logLevel: 'silent',
       });

@@ -12,6 +12,19 @@ import { apiGatewayEvent } from '../support/api-gateway-events';
 const outdir = mkdtempSync(join(tmpdir(), 'bureau-bundle-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
+async function withEnvironment<T>(values: Record<string, string>, run: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(values).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, values);
+  try {
+    return await run();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
 describe('function bundling', () => {
   it('produces a minified ESM bundle with the AWS SDK and CommonJS dependencies inside, which runs as a handler', async () => {
     // Prepare
@@ -49,8 +62,13 @@ describe('function bundling', () => {
     const { handler } = (await import(pathToFileURL(bundle).href)) as {
       handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
     };
-    const result = await handler(apiGatewayEvent({ path: '/v1/probe' }), { functionName: 'probe', awsRequestId: 'request-1' } as Context);
+    const result = await withEnvironment({ AWS_ACCESS_KEY_ID: 'AKIDPROBE', AWS_SECRET_ACCESS_KEY: 'probe', AWS_REGION: 'eu-west-2' }, () =>
+      handler(apiGatewayEvent({ path: '/v1/probe' }), { functionName: 'probe', awsRequestId: 'request-1' } as Context),
+    );
     expect(result.statusCode).toBe(200);
-    expect(JSON.parse(result.body ?? '')).toEqual({ path: '/v1/probe', sdk: 'function' });
+    expect(JSON.parse(result.body ?? '')).toEqual({ path: '/v1/probe', sdk: 'function', accessKeyId: 'AKIDPROBE' });
+    // The SDK's default credential chain (profiles, SSO, instance metadata) is left out: Lambda never needs it.
+    expect(source).toContain('credential-provider-env - fromEnv');
+    expect(source).not.toContain('credential-provider-ini - fromIni');
   });
 });
