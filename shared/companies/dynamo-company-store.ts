@@ -14,17 +14,7 @@ import {
   type SaveOutcome,
 } from './company-store';
 import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
-import {
-  compareKeys,
-  type IndexedName,
-  type IndexItem,
-  indexChanges,
-  indexItemsOf,
-  KEY_MAX,
-  profileKey,
-  type SearchEntry,
-  searchEntryOf,
-} from './search-index';
+import { type IndexedName, type IndexItem, indexChanges, indexItemsOf, profileKey, type SearchEntry, searchEntryOf } from './search-index';
 
 /** The profile item as stored: the content plus bookkeeping the API never shows. */
 interface StoredProfile extends CompanyProfile {
