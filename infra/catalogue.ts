@@ -1,7 +1,15 @@
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
 import { deliveriesQueue, fanoutQueue, type QueueDefinition } from '../shared/queues/queues';
-import { clientsTable, companiesTable, deliveriesTable, type TableDefinition, watchesTable, webhooksTable } from '../shared/storage/tables';
+import {
+  clientsTable,
+  companiesTable,
+  deliveriesTable,
+  type TableDefinition,
+  watchesTable,
+  webhooksTable,
+  workspaceTable,
+} from '../shared/storage/tables';
 import { PROFILE_CHANGE_FILTER, type StreamFilter } from '../shared/webhooks/profile-stream-record';
 
 /**
@@ -60,7 +68,15 @@ export interface RouteSpec {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway route syntax, e.g. /v1/profile/{companyNumber}. */
   readonly path: string;
+  /**
+   * A tighter gateway throttle for this route than the stage's (requests per second, burst), where
+   * each call is costly by design: a password hash. The function still counts per person and address.
+   */
+  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
 }
+
+/** Sign-in routes hash a password with scrypt (about 100 ms of CPU): the gateway caps them service-wide. */
+const SIGN_IN_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
 
 export interface FunctionSpec {
   /** Construct id and local name. */
@@ -74,6 +90,8 @@ export interface FunctionSpec {
   readonly eventSources?: readonly EventSourceSpec[];
   /** Deliveries may go to loopback receivers under the local runtime (never on AWS: see shared/webhooks/loopback). */
   readonly loopbackReceivers?: boolean;
+  /** Session cookies without Secure under the local runtime's plain HTTP on loopback (never on AWS: see shared/workspace/config). */
+  readonly plainHttpCookies?: boolean;
   /** 'sign' reads the private signing keys; 'rotate' is the Secrets Manager rotation function. */
   readonly signingKey?: 'sign' | 'rotate';
   readonly memoryMb?: number;
@@ -158,6 +176,31 @@ export const functions: readonly FunctionSpec[] = [
     tables: [clientsRead, bearerProtected, { table: webhooksTable, access: 'readwrite' }, { table: deliveriesTable, access: 'read' }],
     queues: [{ queue: deliveriesQueue, access: 'send' }],
     loopbackReceivers: true,
+  },
+  {
+    id: 'workspace',
+    entry: 'functions/workspace/handler.ts',
+    description: "The client workspace's JSON API: people's sign-in and sessions, and their client's webhooks, deliveries and watches",
+    routes: [
+      ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: '/workspace/api/{proxy+}' })),
+      ...['/workspace/api/sign-in', '/workspace/api/invitations/accept', '/workspace/api/passkey-sign-in'].map((path) => ({
+        method: 'POST' as const,
+        path,
+        throttle: SIGN_IN_THROTTLE,
+      })),
+    ],
+    tables: [
+      // Client names; the workspace never counts API calls.
+      clientsRead,
+      { table: workspaceTable, access: 'readwrite' },
+      { table: webhooksTable, access: 'readwrite' },
+      { table: deliveriesTable, access: 'read' },
+      { table: watchesTable, access: 'read' },
+      { table: companiesTable, access: 'read' },
+    ],
+    queues: [{ queue: deliveriesQueue, access: 'send' }],
+    loopbackReceivers: true,
+    plainHttpCookies: true,
   },
   {
     id: 'changeDetector',

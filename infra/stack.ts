@@ -11,6 +11,7 @@ import { outputIds } from './constructs/outputs';
 import { BureauQueues } from './constructs/queues';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
+import { WorkspaceSite } from './constructs/workspace-site';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
 export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
@@ -37,6 +38,8 @@ export class BureauStack extends Stack {
   readonly signingKey: SigningKey;
   readonly api: BureauApi;
   readonly functions: ReadonlyMap<string, BureauFunction>;
+  /** CloudFront in front of the workspace app and the API, when the workspace function is deployed. */
+  readonly workspace?: WorkspaceSite;
 
   constructor(scope: Construct, id: string, props: BureauStackProps = {}) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
@@ -79,6 +82,17 @@ export class BureauStack extends Stack {
     }
     this.functions = built;
     alarms.watchApi(this.api.stage);
+
+    const workspaceFunction = built.get('workspace');
+    if (workspaceFunction) {
+      this.workspace = new WorkspaceSite(this, 'Workspace', { apiEndpoint: this.api.url, repositoryRoot });
+      // The origin the browser sees: sign-in checks requests against it, passkeys are scoped to it.
+      workspaceFunction.addEnvironment('WORKSPACE_ORIGIN', this.workspace.origin);
+      new CfnOutput(this, outputIds.workspaceUrl, {
+        value: `${this.workspace.origin}/workspace/`,
+        description: 'The client workspace; the API is also served on this origin',
+      });
+    }
 
     new CfnOutput(this, outputIds.apiUrl, { value: this.api.url, description: 'Base URL of the API' });
     for (const table of this.tables.all) {

@@ -15,6 +15,7 @@ export interface TargetTables {
   readonly watches: string;
   readonly webhooks: string;
   readonly deliveries: string;
+  readonly workspace: string;
 }
 
 /** The pipeline's queues and dead-letter queues: where tests, retries and redrives are sent. */
@@ -36,6 +37,8 @@ export interface Target {
   readonly queues?: TargetQueues;
   /** Webhook endpoints may be loopback receivers: the local runtime only. */
   readonly loopbackReceivers: boolean;
+  /** Where the workspace is served, for the links the CLI prints; absent when the target does not say. */
+  readonly workspaceOrigin?: string;
   /** Says what the target is, for messages. */
   readonly description: string;
   close(): Promise<void>;

@@ -9,6 +9,7 @@ import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
 import { registerKeyCommands } from './commands/keys';
 import { registerDeliveryCommands, registerWebhookCommands } from './commands/webhooks';
+import { registerWorkspaceCommands } from './commands/workspace';
 import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
 import { resolveTarget, TargetError } from './target';
 
@@ -60,6 +61,7 @@ Examples:
   registerKeyCommands(program, context);
   registerWebhookCommands(program, context);
   registerDeliveryCommands(program, context);
+  registerWorkspaceCommands(program, context);
   return program;
 }
 

@@ -15,6 +15,7 @@ import {
   type TableDefinition,
   watchesTable,
   webhooksTable,
+  workspaceTable,
 } from '../../shared/storage/tables';
 import { outputIds } from '../constructs/outputs';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
@@ -37,6 +38,7 @@ const targetTables = {
   watches: watchesTable,
   webhooks: webhooksTable,
   deliveries: deliveriesTable,
+  workspace: workspaceTable,
 } as const;
 
 function tablesFrom(nameOf: (def: TableDefinition) => string | undefined, where: string): TargetTables {
@@ -105,7 +107,11 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
             ...(fanout && fanoutDeadLetter ? { fanout, fanoutDeadLetter } : {}),
           }
         : undefined;
-    return localTarget(runtime.dynamodbEndpoint, tables, signingKeys, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues);
+    return {
+      ...localTarget(runtime.dynamodbEndpoint, tables, signingKeys, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues),
+      // WebAuthn accepts "localhost" as a site, never an IP address: the workspace is visited by this name.
+      workspaceOrigin: runtime.baseUrl.replace('://127.0.0.1:', '://localhost:'),
+    };
   }
   const database = await startDynamoDbLocal({ workDir: paths.work, dataDir: paths.dynamodb });
   try {
@@ -159,6 +165,7 @@ export async function resolveStackTarget(stackName: string, region: string | und
       ? { queues: { sqs, deliveries, deliveriesDeadLetter, ...(fanout && fanoutDeadLetter ? { fanout, fanoutDeadLetter } : {}) } }
       : {}),
     loopbackReceivers: false,
+    ...(outputs[outputIds.workspaceUrl] ? { workspaceOrigin: new URL(outputs[outputIds.workspaceUrl] as string).origin } : {}),
     description: `stack ${stackName}`,
     close: async () => {
       client.destroy();

@@ -1,6 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -39,6 +39,8 @@ export class BureauApi extends Construct {
   readonly stage: HttpStage;
   readonly accessLogs: LogGroup;
   private readonly integrations = new Map<IFunction, HttpLambdaIntegration>();
+  /** Per-route throttles, by route key; API Gateway applies them instead of the stage's. */
+  private readonly routeThrottles: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
 
   constructor(scope: Construct, id: string, props: BureauApiProps = {}) {
     super(scope, id);
@@ -67,6 +69,13 @@ export class BureauApi extends Construct {
 
   addRoute(route: RouteSpec, fn: IFunction): void {
     this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: this.integrationFor(fn) });
+    if (route.throttle) {
+      this.routeThrottles[`${route.method} ${route.path}`] = {
+        ThrottlingRateLimit: route.throttle.rateLimit,
+        ThrottlingBurstLimit: route.throttle.burstLimit,
+      };
+      (this.stage.node.defaultChild as CfnStage).routeSettings = this.routeThrottles;
+    }
   }
 
   private integrationFor(fn: IFunction): HttpLambdaIntegration {

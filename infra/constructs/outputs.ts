@@ -8,6 +8,7 @@ export const outputIds = {
   apiUrl: 'ApiUrl',
   signingKeySecretArn: 'SigningKeySecretArn',
   alarmTopicArn: 'AlarmTopicArn',
+  workspaceUrl: 'WorkspaceUrl',
   /** ClientsTableName, CompaniesTableName, …: one per table definition. */
   tableName: (tableId: string) => `${capitalized(tableId)}TableName`,
   /** DeliveriesQueueUrl, FanoutQueueUrl: one per queue definition. */

@@ -44,7 +44,8 @@ export interface LocalResources {
  * The environment of one function, as its catalogue entry grants it: the variables of the tables and
  * queues it may use, the signing key location if it signs, the settings, and nothing of the
  * runtime's own process. The stack passes the same table and queue variables, and
- * SIGNING_KEY_SECRET_ID in place of SIGNING_KEY_FILE; it never passes BUREAU_LOOPBACK_RECEIVERS.
+ * SIGNING_KEY_SECRET_ID in place of SIGNING_KEY_FILE; it never passes BUREAU_LOOPBACK_RECEIVERS or
+ * BUREAU_PLAIN_HTTP_COOKIES.
  */
 export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalResources): Record<string, string> {
   const env: Record<string, string> = { POWERTOOLS_SERVICE_NAME: 'bureau', ...resources.base };
@@ -61,5 +62,6 @@ export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalRes
   }
   if (spec.signingKey === 'sign') env.SIGNING_KEY_FILE = resources.signingKeyFile;
   if (spec.loopbackReceivers) env.BUREAU_LOOPBACK_RECEIVERS = 'allow';
+  if (spec.plainHttpCookies) env.BUREAU_PLAIN_HTTP_COOKIES = 'allow';
   return env;
 }

@@ -16,6 +16,7 @@ import {
 } from './api-gateway-event';
 import { FunctionThrottledError, LOCAL_ACCOUNT_ID } from './functions';
 import { type RouteDefinition, RouteTable } from './routes';
+import type { StaticSite } from './static-site';
 
 /** API Gateway's request payload limit. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -45,6 +46,8 @@ export interface HttpServerOptions {
   readonly logError?: (message: string, error: unknown) => void;
   readonly identity?: GatewayIdentity;
   readonly maxBodyBytes?: number;
+  /** Static files served beside the routes (the workspace's pages), as CloudFront serves them deployed. */
+  readonly staticSite?: StaticSite;
 }
 
 export interface RunningHttpServer {
@@ -171,7 +174,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       const { path } = splitTarget(target);
       const match = routes.match(method, path);
       const body = await readBody(request, limit);
-      if (!match) {
+      const file = match ? undefined : options.staticSite?.(method, path);
+      if (file) {
+        result = file;
+      } else if (!match) {
         result = gatewayError(404, 'not_found', `No route matches ${method} ${path}.`);
       } else {
         const received: ReceivedRequest = {

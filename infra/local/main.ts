@@ -44,6 +44,11 @@ function banner(runtime: LocalRuntime, seconds: number, inMemory: boolean): stri
     'Receive its webhooks: `npx bureau webhooks listen`, register http://127.0.0.1:4000/webhooks, then',
     '  `npx bureau companies change 15380840` (the README walks through it).',
     '',
+    `Workspace (webhooks and deliveries in a browser): ${runtime.workspace.url}`,
+    runtime.workspace.invitationLink
+      ? `  One-time link for ${runtime.workspace.demoPerson} to choose a password (24 h): ${runtime.workspace.invitationLink}`
+      : `  Sign in as ${runtime.workspace.demoPerson}; invite more people with \`npx bureau workspace invite --client ${clientId} --email <address>\`.`,
+    '',
     inMemory
       ? 'Data is in memory: it goes when this stops.'
       : `Data lives in ${where}/ and survives restarts. Start fresh: stop this, then \`npm start -- --fresh\`.`,

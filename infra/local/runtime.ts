@@ -3,9 +3,11 @@ import { createServer } from 'node:net';
 import { allQueues } from '../../shared/queues/queues';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { allTables, companiesTable } from '../../shared/storage/tables';
+import { allTables, companiesTable, workspaceTable } from '../../shared/storage/tables';
+import { invitationLink, workspaceUrl } from '../../shared/workspace/invitation-link';
 import { functions } from '../catalogue';
 import { type DemoClient, runStartupHooks } from './bootstrap';
+import { DEMO_PERSON_EMAIL, inviteDemoPerson } from './demo-person';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { startLocalEventSources } from './event-sources';
 import { createSqsClient, startLocalSqs } from './fauxqs';
@@ -16,6 +18,8 @@ import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './pa
 import { ensureQueue, localQueueSpec } from './queues';
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
 import { type SeedOutcome, seedDemoCompanies } from './seed';
+import { workspaceSite } from './static-site';
+import { ensureWorkspaceBuilt } from './workspace-build';
 
 export interface LocalRuntimeOptions {
   /** HTTP port; 0 picks a free one. Default: PORT, else 3000. */
@@ -58,6 +62,12 @@ export interface LocalRuntime {
   /** Each function's whole environment, by catalogue id: only what its entry grants. */
   readonly functionEnvironments: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly demoClient: DemoClient;
+  readonly workspace: {
+    readonly url: string;
+    readonly demoPerson: string;
+    /** A fresh one-time link while the demo person has no password yet. */
+    readonly invitationLink?: string;
+  };
   readonly dataDir: string;
   /** Settles when the background load of the demo companies ends ('skipped' when not asked for). */
   readonly seeding: Promise<SeedOutcome | 'skipped' | 'failed'>;
@@ -230,8 +240,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       ...(options.queueWaitSeconds === undefined ? {} : { queueWaitSeconds: options.queueWaitSeconds }),
     });
     cleanups.push(() => eventSources.stop());
-    const http = await startHttpServer({ port: requestedPort, routes, log: options.quiet ? undefined : log, logError });
+    const http = await startHttpServer({
+      port: requestedPort,
+      routes,
+      log: options.quiet ? undefined : log,
+      logError,
+      staticSite: workspaceSite(await ensureWorkspaceBuilt(log)),
+    });
     cleanups.push(() => http.stop());
+    // WebAuthn accepts "localhost" as a site, never an IP address: passkeys need this name.
+    const workspaceOrigin = http.url.replace('://127.0.0.1:', '://localhost:');
+    const demoInvitation = await inviteDemoPerson(doc, tables[workspaceTable.id] as string, demoClient.clientId);
 
     // Loaded behind the running API: on DynamoDB Local every write is synced to disk, so the first
     // load takes minutes, and the API is useful (tokens, clients, the rows already in) meanwhile.
@@ -271,6 +290,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       env,
       functionEnvironments,
       demoClient,
+      workspace: {
+        url: workspaceUrl(workspaceOrigin),
+        demoPerson: DEMO_PERSON_EMAIL,
+        ...(demoInvitation ? { invitationLink: invitationLink(workspaceOrigin, demoInvitation) } : {}),
+      },
       dataDir: paths.root,
       seeding,
       stop: () => {

@@ -11,6 +11,8 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context: Context
 export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  // Payload 2.0 moves the Cookie header into `cookies`; put it back as the browser sent it.
+  if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
   const body = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
   return {
     method: event.requestContext.http.method.toUpperCase(),
@@ -38,7 +40,15 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
   const body = response.body === undefined ? '' : typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
-  return { statusCode: response.status, headers: { ...response.headers, ...SECURITY_HEADERS }, body, isBase64Encoded: false };
+  // Payload 2.0 sets cookies from `cookies`, not from a set-cookie header.
+  const { 'set-cookie': cookie, ...headers } = response.headers ?? {};
+  return {
+    statusCode: response.status,
+    headers: { ...headers, ...SECURITY_HEADERS },
+    ...(cookie === undefined ? {} : { cookies: [cookie] }),
+    body,
+    isBase64Encoded: false,
+  };
 }
 
 function requestOf(event: APIGatewayProxyEventV2): HttpRequest {

@@ -89,7 +89,27 @@ export const deliveriesTable: TableDefinition = {
   timeToLiveAttribute: 'expiresAt',
 };
 
-export const allTables: readonly TableDefinition[] = [clientsTable, companiesTable, watchesTable, webhooksTable, deliveriesTable];
+/**
+ * The client workspace: people (`PERSON#<personId>`), their e-mail addresses (`EMAIL#<address>`),
+ * invitations and sessions by the hash of their secret, passkeys, sign-in challenges and sign-in rate
+ * counters. Invitations, sessions, challenges and counters expire.
+ */
+export const workspaceTable: TableDefinition = {
+  id: 'workspace',
+  envVar: 'WORKSPACE_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  timeToLiveAttribute: 'expiresAt',
+};
+
+export const allTables: readonly TableDefinition[] = [
+  clientsTable,
+  companiesTable,
+  watchesTable,
+  webhooksTable,
+  deliveriesTable,
+  workspaceTable,
+];
 
 /** Physical table name from the function's environment; fails fast at cold start when unset. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

@@ -6,8 +6,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { allQueues, deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
-import { allTables, clientsTable, companiesTable, type TableDefinition, watchesTable, webhooksTable } from '../../shared/storage/tables';
+import {
+  allTables,
+  clientsTable,
+  companiesTable,
+  deliveriesTable,
+  type TableDefinition,
+  watchesTable,
+  webhooksTable,
+  workspaceTable,
+} from '../../shared/storage/tables';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
+import { WORKSPACE_CONTENT_SECURITY_POLICY } from '../../shared/workspace/site-headers';
 
 interface Statement {
   Action: string | string[];
@@ -33,6 +43,9 @@ function synthesize(props: BureauStackProps = {}) {
     template.toJSON().Resources[functionId(id)].Properties.Environment.Variables;
   return { stack, template, logicalId, functionId, roleId, statementsOf, environmentOf };
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
+type Loose = any;
 
 const grants = (action: string) => (statement: Statement) => asList(statement.Action).includes(action);
 
@@ -215,6 +228,76 @@ describe('BureauStack', () => {
     for (const fn of ['search', 'profile', 'watches', 'webhooks']) expect(writes(actionsOn(fn, clientsTable))).toEqual([]);
   });
 
+  it("gives the workspace its people and sessions, the client's webhooks, and read access to what it shows, and nothing else", () => {
+    const arnOf = (table: TableDefinition) => JSON.stringify({ 'Fn::GetAtt': [synth.logicalId(synth.stack.tables.of(table)), 'Arn'] });
+    const actionsOn = (fn: string, table: TableDefinition) =>
+      synth
+        .statementsOf(fn)
+        .filter((statement) => asList(statement.Resource).some((resource) => JSON.stringify(resource) === arnOf(table)))
+        .flatMap((statement) => asList(statement.Action))
+        .filter((action) => action.startsWith('dynamodb:'));
+    const writes = (actions: string[]) => actions.filter((action) => writeActions.includes(action));
+
+    expect(actionsOn('workspace', workspaceTable)).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']),
+    );
+    expect(writes(actionsOn('workspace', webhooksTable))).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    for (const table of [clientsTable, companiesTable, watchesTable, deliveriesTable]) {
+      expect(actionsOn('workspace', table), table.id).toContain('dynamodb:GetItem');
+      expect(writes(actionsOn('workspace', table)), table.id).toEqual([]);
+    }
+    // No function of the API sees people or sessions.
+    for (const fn of ['token', 'search', 'profile', 'watches', 'webhooks', 'sender', 'fanout']) {
+      expect(actionsOn(fn, workspaceTable), fn).toEqual([]);
+    }
+  });
+
+  it('throttles the sign-in routes at the gateway more tightly than the stage', () => {
+    const stage = Object.values(synth.template.findResources('AWS::ApiGatewayV2::Stage'))[0] as { Properties: Record<string, Loose> };
+    const settings = stage.Properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+
+    for (const route of ['POST /workspace/api/sign-in', 'POST /workspace/api/invitations/accept', 'POST /workspace/api/passkey-sign-in']) {
+      expect(settings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.Properties.DefaultRouteSettings.ThrottlingRateLimit);
+    }
+  });
+
+  it('serves the workspace and the API on one CloudFront origin, the pages under a strict CSP from a private bucket', () => {
+    const distribution = Object.values(synth.template.findResources('AWS::CloudFront::Distribution'))[0] as { Properties: Loose };
+    const config = distribution.Properties.DistributionConfig;
+    const behaviours = Object.fromEntries(config.CacheBehaviors.map((behaviour: Loose) => [behaviour.PathPattern, behaviour]));
+    const apiOrigin = config.Origins.find((origin: Loose) => origin.CustomOriginConfig);
+    const siteOrigin = config.Origins.find((origin: Loose) => origin.S3OriginConfig);
+
+    for (const path of ['/workspace/api/*', '/v1/*']) {
+      expect(behaviours[path]?.TargetOriginId, path).toBe(apiOrigin.Id);
+      expect(behaviours[path]?.AllowedMethods, path).toContain('POST');
+      expect(behaviours[path]?.ViewerProtocolPolicy, path).toBe('https-only');
+    }
+    expect(apiOrigin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+    expect(config.DefaultCacheBehavior.TargetOriginId).toBe(siteOrigin.Id);
+    expect(siteOrigin.OriginAccessControlId).toBeDefined();
+    synth.template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: {
+        SecurityHeadersConfig: Match.objectLike({
+          ContentSecurityPolicy: { ContentSecurityPolicy: WORKSPACE_CONTENT_SECURITY_POLICY, Override: true },
+          FrameOptions: { FrameOption: 'DENY', Override: true },
+          ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
+        }),
+      },
+    });
+    synth.template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
+    expect(synth.environmentOf('workspace').WORKSPACE_ORIGIN).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [synth.logicalId(synth.stack.workspace?.distribution as IConstruct), 'DomainName'] }]],
+    });
+  });
+
   it('lets only the signing and rotating functions read the signing key, and only the rotation function change it', () => {
     const secret = { Ref: synth.logicalId(synth.stack.signingKey.secret) };
     const on = (action: string) =>
@@ -358,6 +441,8 @@ describe('BureauStack', () => {
         'DeliveriesQueueUrl',
         'DeliveriesDeadLetterQueueUrl',
         'SigningKeySecretArn',
+        'WorkspaceTableName',
+        'WorkspaceUrl',
       ]),
     );
     expect(outputs.ClientsTableName.Value).toEqual({ Ref: synth.logicalId(synth.stack.tables.of(allTables[0] as never)) });

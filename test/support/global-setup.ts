@@ -3,9 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
+import { ensureWorkspaceBuilt } from '../../infra/local/workspace-build';
 
-/** One in-memory DynamoDB Local for the whole run; each test file makes its own uniquely named tables. */
+/**
+ * One in-memory DynamoDB Local for the whole run (each test file makes its own uniquely named tables),
+ * and the workspace app built.
+ */
 export default async function setup(project: TestProject) {
+  // Built once before any worker starts a runtime, so no two runtimes build it at the same time.
+  await ensureWorkspaceBuilt();
   const workDir = mkdtempSync(join(tmpdir(), 'bureau-test-ddb-'));
   const ddb = await startDynamoDbLocal({ workDir });
   project.provide('dynamodbEndpoint', ddb.endpoint);

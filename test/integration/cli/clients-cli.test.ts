@@ -39,6 +39,7 @@ function testTarget(tables: TestTables) {
         watches: tables.names.watches ?? '',
         webhooks: tables.names.webhooks ?? '',
         deliveries: tables.names.deliveries ?? '',
+        workspace: tables.names.workspace ?? '',
       },
       loopbackReceivers: false,
       description: 'test tables',
@@ -244,6 +245,7 @@ describe('bureau clients', () => {
         watches: 'no-such-table',
         webhooks: 'no-such-table',
         deliveries: 'no-such-table',
+        workspace: 'no-such-table',
       },
       loopbackReceivers: false,
       description: 'broken',
@@ -314,6 +316,7 @@ describe('bureau target resolution', () => {
       watches: 'bureau-watches',
       webhooks: 'bureau-webhooks',
       deliveries: 'bureau-deliveries',
+      workspace: 'bureau-workspace',
     });
     const endpoint = await opened?.doc.config.endpoint?.();
     await expect(fetch(`http://${endpoint?.hostname}:${endpoint?.port}`), 'stopped after the command').rejects.toThrow();
@@ -327,6 +330,8 @@ describe('bureau target resolution', () => {
       { OutputKey: 'WatchesTableName', OutputValue: 'Bureau-Tableswatches-3' },
       { OutputKey: 'WebhooksTableName', OutputValue: 'Bureau-Tableswebhooks-4' },
       { OutputKey: 'DeliveriesTableName', OutputValue: 'Bureau-Tablesdeliveries-5' },
+      { OutputKey: 'WorkspaceTableName', OutputValue: 'Bureau-Tablesworkspace-6' },
+      { OutputKey: 'WorkspaceUrl', OutputValue: 'https://d111111abcdef8.cloudfront.net/workspace/' },
       { OutputKey: 'DeliveriesQueueUrl', OutputValue: 'https://sqs.eu-west-2.amazonaws.com/1/deliveries' },
       { OutputKey: 'DeliveriesDeadLetterQueueUrl', OutputValue: 'https://sqs.eu-west-2.amazonaws.com/1/deliveries-dlq' },
     ];
@@ -348,7 +353,9 @@ describe('bureau target resolution', () => {
       watches: 'Bureau-Tableswatches-3',
       webhooks: 'Bureau-Tableswebhooks-4',
       deliveries: 'Bureau-Tablesdeliveries-5',
+      workspace: 'Bureau-Tablesworkspace-6',
     });
+    expect(target.workspaceOrigin).toBe('https://d111111abcdef8.cloudfront.net');
     expect(target.queues?.deliveries).toBe('https://sqs.eu-west-2.amazonaws.com/1/deliveries');
     expect(target.queues?.deliveriesDeadLetter).toBe('https://sqs.eu-west-2.amazonaws.com/1/deliveries-dlq');
     expect(target.loopbackReceivers).toBe(false);

@@ -51,6 +51,7 @@ const target =
         watches: 'unused',
         webhooks: tables.names.webhooks as string,
         deliveries: tables.names.deliveries as string,
+        workspace: 'unused',
       },
       ...(options.withQueues ? { queues: { sqs, ...queues } } : {}),
       loopbackReceivers: options.loopback,

@@ -25,7 +25,14 @@ const targetOver =
   async () =>
     ({
       doc: tables.doc,
-      tables: { clients: tables.names.clients as string, companies: 'unused', watches: 'unused', webhooks: 'unused', deliveries: 'unused' },
+      tables: {
+        clients: tables.names.clients as string,
+        companies: 'unused',
+        watches: 'unused',
+        webhooks: 'unused',
+        deliveries: 'unused',
+        workspace: 'unused',
+      },
       ...(signingKeys ? { signingKeys } : {}),
       loopbackReceivers: false,
       description: 'the test deployment',
@@ -94,7 +101,7 @@ describe('bureau keys', () => {
   });
 
   it('finds the signing key secret of a deployed stack in its outputs', async () => {
-    const outputs = ['Clients', 'Companies', 'Watches', 'Webhooks', 'Deliveries'].map((id) => ({
+    const outputs = ['Clients', 'Companies', 'Watches', 'Webhooks', 'Deliveries', 'Workspace'].map((id) => ({
       OutputKey: `${id}TableName`,
       OutputValue: `${id}-table`,
     }));

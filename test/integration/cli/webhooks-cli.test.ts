@@ -12,7 +12,14 @@ beforeAll(async () => {
 const target: TargetFactory = async () =>
   ({
     doc: tables.doc,
-    tables: { clients: 'unused', companies: 'unused', watches: 'unused', webhooks: tables.names.webhooks as string, deliveries: 'unused' },
+    tables: {
+      clients: 'unused',
+      companies: 'unused',
+      watches: 'unused',
+      webhooks: tables.names.webhooks as string,
+      deliveries: 'unused',
+      workspace: 'unused',
+    },
     loopbackReceivers: false,
     description: 'the test tables',
     close: async () => {},

@@ -21,7 +21,14 @@ beforeAll(async () => {
 
 const target: TargetFactory = async () => ({
   doc: tables.doc,
-  tables: { clients: 'unused', companies: tables.names.companies as string, watches: 'unused', webhooks: 'unused', deliveries: 'unused' },
+  tables: {
+    clients: 'unused',
+    companies: tables.names.companies as string,
+    watches: 'unused',
+    webhooks: 'unused',
+    deliveries: 'unused',
+    workspace: 'unused',
+  },
   loopbackReceivers: false,
   description: 'the test tables',
   close: async () => {},

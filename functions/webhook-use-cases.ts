@@ -1,0 +1,32 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { deliveriesQueue, queueUrl } from '../shared/queues/queues';
+import { createSqsClient, JsonQueue } from '../shared/queues/sqs';
+import { deliveriesTable, tableName, webhooksTable } from '../shared/storage/tables';
+import { Deliveries } from '../shared/webhooks/deliveries';
+import type { DeliveryMessage } from '../shared/webhooks/delivery-log';
+import { DynamoDeliveryLog } from '../shared/webhooks/dynamo-delivery-log';
+import { DynamoSubscriptionStore } from '../shared/webhooks/dynamo-subscription-store';
+import { loopbackReceiversAllowed } from '../shared/webhooks/loopback';
+import { Subscriptions } from '../shared/webhooks/subscriptions';
+import { systemResolver } from '../shared/webhooks/system-resolver';
+
+/**
+ * A client's subscriptions and deliveries, as the API's /v1/webhooks and the workspace both serve
+ * them: endpoint URLs checked against DNS, tests and retries through the deliveries queue.
+ */
+export function webhookUseCases(doc: DynamoDBDocumentClient): { subscriptions: Subscriptions; deliveries: Deliveries } {
+  const clock = () => new Date();
+  const subscriptions = new Subscriptions({
+    store: new DynamoSubscriptionStore(doc, tableName(webhooksTable)),
+    resolve: systemResolver,
+    clock,
+    allowLoopback: loopbackReceiversAllowed(),
+  });
+  const deliveries = new Deliveries({
+    subscriptions,
+    log: new DynamoDeliveryLog(doc, tableName(deliveriesTable)),
+    queue: new JsonQueue<DeliveryMessage>(createSqsClient(), queueUrl(deliveriesQueue)),
+    clock,
+  });
+  return { subscriptions, deliveries };
+}

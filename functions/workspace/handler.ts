@@ -1,0 +1,44 @@
+import { CachedClientLookup } from '../../shared/auth/client-cache';
+import { loadAuthConfig } from '../../shared/auth/config';
+import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
+import { RateLimiter } from '../../shared/auth/rate-limit';
+import { TOKEN_PATH } from '../../shared/auth/token-endpoint';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { lambdaHttpHandler } from '../../shared/http/lambda';
+import { sharedDocumentClient } from '../../shared/storage/dynamo';
+import { companiesTable, tableName, watchesTable, workspaceTable } from '../../shared/storage/tables';
+import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
+import { createWebhooksEndpoint } from '../../shared/webhooks/webhooks-endpoint';
+import { workspaceCookiePolicy, workspaceOrigin } from '../../shared/workspace/config';
+import { DynamoWorkspaceStore } from '../../shared/workspace/dynamo-workspace-store';
+import { Passkeys } from '../../shared/workspace/passkeys';
+import { WorkspaceAuth } from '../../shared/workspace/workspace-auth';
+import { createWorkspaceEndpoint } from '../../shared/workspace/workspace-endpoint';
+import { webhookUseCases } from '../webhook-use-cases';
+
+/**
+ * /workspace/api/…: the client workspace's JSON API. People sign in with the workspace table's
+ * sessions; what they see and change is their own client's webhooks, deliveries and watches.
+ */
+const doc = sharedDocumentClient();
+const workspace = tableName(workspaceTable);
+const store = new DynamoWorkspaceStore(doc, workspace);
+const auth = new WorkspaceAuth(store, new RateLimiter(doc, workspace));
+const { subscriptions, deliveries } = webhookUseCases(doc);
+const config = loadAuthConfig();
+
+export const handler = lambdaHttpHandler(
+  createWorkspaceEndpoint({
+    auth,
+    passkeys: new Passkeys(store, auth),
+    clients: new CachedClientLookup(new DynamoClientRegistry(doc, config.clientsTable), { ttlSeconds: config.clientCacheSeconds }),
+    webhooks: createWebhooksEndpoint(subscriptions, deliveries),
+    deliveries,
+    watches: new DynamoWatchStore(doc, tableName(watchesTable)),
+    companies: new DynamoCompanyStore(doc, tableName(companiesTable)),
+    cookies: workspaceCookiePolicy(),
+    ...(workspaceOrigin() ? { origin: workspaceOrigin() } : {}),
+    tokenPath: TOKEN_PATH,
+    clock: () => new Date(),
+  }),
+);

@@ -1,0 +1,239 @@
+import type { ClientLookup } from '../auth/client-registry';
+import type { ProtectedHandler } from '../auth/protect';
+import type { CompanyStore } from '../companies/company-store';
+import { InvalidCompanyNumberError, parseCompanyNumber } from '../companies/numbers';
+import { JURISDICTIONS, type Jurisdiction } from '../companies/profile';
+import { badRequest, HttpError, notFound } from '../http/errors';
+import { jsonObjectBody } from '../http/json-body';
+import { json } from '../http/responses';
+import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
+import type { WatchStore } from '../watches/watch-store';
+import type { Deliveries } from '../webhooks/deliveries';
+import { WEBHOOKS_PATH } from '../webhooks/webhooks-endpoint';
+import {
+  assertCsrfToken,
+  assertSameOrigin,
+  type CookiePolicy,
+  changesState,
+  clearSessionCookie,
+  originOf,
+  sessionCookieOf,
+  setSessionCookie,
+} from './browser-guard';
+import { deliveriesPerDay } from './delivery-stats';
+import { PasskeyRefusedError, type Passkeys, relyingPartyOf } from './passkeys';
+import { InvitationUnusableError, type Person, type Session } from './people';
+import { type SignedIn, SignInRefusedError, TooManySignInsError, WeakPasswordError, type WorkspaceAuth } from './workspace-auth';
+
+export const WORKSPACE_API_PATH = '/workspace/api';
+
+export interface WorkspaceEndpointDeps {
+  readonly auth: WorkspaceAuth;
+  readonly passkeys: Passkeys;
+  readonly clients: ClientLookup;
+  /** /v1/webhooks…, answered for the signed-in person's client. */
+  readonly webhooks: ProtectedHandler;
+  readonly deliveries: Pick<Deliveries, 'attempts'>;
+  readonly watches: Pick<WatchStore, 'listWatches'>;
+  readonly companies: Pick<CompanyStore, 'get'>;
+  readonly cookies: CookiePolicy;
+  /** The workspace's public origin when deployed; locally the request's own. */
+  readonly origin?: string;
+  readonly tokenPath: string;
+  readonly clock: () => Date;
+}
+
+interface Caller {
+  readonly session: Session;
+  readonly person: Person;
+  readonly cookieValue: string;
+}
+
+/** Every answer is about one person's session or data: never cached, anywhere. */
+const NO_STORE = { 'cache-control': 'no-store' };
+/** How far "search within the companies you watch" reads: a bounded request whatever the list. */
+const MAX_WATCHES_SEARCHED = 2_000;
+
+const stringField = (body: Record<string, unknown>, field: string, maxLength: number): string => {
+  const value = body[field];
+  if (typeof value !== 'string' || value === '') throw badRequest(`invalid_${field}`, `"${field}" must be a non-empty string.`, { field });
+  if (value.length > maxLength) throw badRequest(`invalid_${field}`, `"${field}" must be at most ${maxLength} characters.`, { field });
+  return value;
+};
+
+/**
+ * The workspace's JSON API under /workspace/api: signing in and out, and the client's webhooks,
+ * deliveries and watched companies for a signed-in person. A person acts only on their own client:
+ * every data route takes the client from the session, never from the request.
+ */
+export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandler {
+  const signedInResponse = async (status: number, signedIn: SignedIn): Promise<HttpResponse> =>
+    json(status, await sessionView(signedIn.session, signedIn.person), {
+      ...NO_STORE,
+      'set-cookie': setSessionCookie(signedIn.cookieValue, deps.cookies),
+    });
+
+  async function sessionView(session: Session, person: Person) {
+    const client = await deps.clients.get(person.clientId);
+    return {
+      person: { email: person.email },
+      client: { clientId: person.clientId, name: client?.name ?? null },
+      csrfToken: session.csrfToken,
+      sessionExpiresAt: new Date(session.expiresAt * 1000).toISOString(),
+      tokenPath: deps.tokenPath,
+    };
+  }
+
+  async function anonymous(request: HttpRequest, route: string): Promise<HttpResponse | undefined> {
+    if (request.method !== 'POST') return undefined;
+    const origin = originOf(request, deps.origin);
+    switch (route) {
+      case 'sign-in': {
+        const body = jsonObjectBody(request, ['email', 'password']);
+        return signedInResponse(
+          200,
+          await deps.auth.signIn(stringField(body, 'email', 320), stringField(body, 'password', 1024), request.sourceIp),
+        );
+      }
+      case 'invitations/accept': {
+        const body = jsonObjectBody(request, ['token', 'password']);
+        return signedInResponse(
+          200,
+          await deps.auth.acceptInvitation(stringField(body, 'token', 100), stringField(body, 'password', 1024)),
+        );
+      }
+      case 'passkey-sign-in/options':
+        return json(200, await deps.passkeys.signInOptions(relyingPartyOf(origin)), NO_STORE);
+      case 'passkey-sign-in': {
+        const body = jsonObjectBody(request, ['challengeId', 'response']);
+        const response = body.response;
+        if (typeof response !== 'object' || response === null) throw badRequest('invalid_response', '"response" must be an object.');
+        return signedInResponse(
+          200,
+          await deps.passkeys.signIn(relyingPartyOf(origin), stringField(body, 'challengeId', 100), response as never),
+        );
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  async function signedIn(request: HttpRequest, route: string, caller: Caller): Promise<HttpResponse> {
+    const { person } = caller;
+    if (route === 'session' && request.method === 'GET') return json(200, await sessionView(caller.session, person), NO_STORE);
+    if (route === 'sign-out' && request.method === 'POST') {
+      await deps.auth.signOut(caller.cookieValue);
+      return { status: 204, headers: { ...NO_STORE, 'set-cookie': clearSessionCookie(deps.cookies) } };
+    }
+    if (route === 'sign-out-everywhere' && request.method === 'POST') {
+      await deps.auth.signOutEverywhere(person);
+      return { status: 204, headers: { ...NO_STORE, 'set-cookie': clearSessionCookie(deps.cookies) } };
+    }
+    if (route === 'passkeys/registration-options' && request.method === 'POST') {
+      return json(200, await deps.passkeys.registrationOptions(person, relyingPartyOf(originOf(request, deps.origin))), NO_STORE);
+    }
+    if (route === 'passkeys' && request.method === 'POST') {
+      const body = jsonObjectBody(request, ['challengeId', 'response']);
+      if (typeof body.response !== 'object' || body.response === null)
+        throw badRequest('invalid_response', '"response" must be an object.');
+      await deps.passkeys.register(
+        person,
+        relyingPartyOf(originOf(request, deps.origin)),
+        stringField(body, 'challengeId', 100),
+        body.response as never,
+      );
+      return { status: 204, headers: NO_STORE };
+    }
+    if (route === 'watches' && request.method === 'GET') return watched(request, person.clientId);
+    const company = /^companies\/([A-Za-z]{2})\/([^/]+)$/.exec(route);
+    if (company && request.method === 'GET') return companyProfile(company[1] ?? '', company[2] ?? '');
+    const stats = /^webhooks\/([^/]+)\/delivery-stats$/.exec(route);
+    if (stats && request.method === 'GET') {
+      // The subscription's own listing decides whether it belongs to this client (404 otherwise).
+      await deps.webhooks(webhooksRequest(request, `webhooks/${stats[1]}`), principalOf(caller));
+      return json(200, await deliveriesPerDay(deps.deliveries, person.clientId, stats[1] ?? '', deps.clock()), NO_STORE);
+    }
+    if (route === 'webhooks' || route.startsWith('webhooks/')) return deps.webhooks(webhooksRequest(request, route), principalOf(caller));
+    throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
+  }
+
+  async function watched(request: HttpRequest, clientId: string): Promise<HttpResponse> {
+    const q = (request.query.get('q') ?? '').trim().toLowerCase().slice(0, 200);
+    const items = [];
+    let cursor = request.query.get('cursor') ?? undefined;
+    let read = 0;
+    do {
+      const page = await deps.watches.listWatches(clientId, { limit: 100, ...(cursor ? { cursor } : {}) });
+      read += page.items.length;
+      cursor = page.nextCursor;
+      const profiles = await Promise.all(page.items.map((watch) => deps.companies.get(watch.jurisdiction, watch.companyNumber)));
+      for (const [i, watch] of page.items.entries()) {
+        const name = profiles[i]?.name ?? null;
+        if (q !== '' && !watch.companyNumber.toLowerCase().includes(q) && !(name ?? '').toLowerCase().includes(q)) continue;
+        items.push({ ...watch, name });
+      }
+    } while (cursor !== undefined && (q !== '' ? read < MAX_WATCHES_SEARCHED : items.length < 100));
+    return json(200, { items, nextCursor: cursor ?? null }, NO_STORE);
+  }
+
+  async function companyProfile(jurisdictionText: string, numberText: string): Promise<HttpResponse> {
+    const jurisdiction = jurisdictionText.toUpperCase() as Jurisdiction;
+    if (!JURISDICTIONS.includes(jurisdiction)) throw badRequest('invalid_jurisdiction', 'The jurisdiction must be GB or IE.');
+    let number: string;
+    try {
+      number = parseCompanyNumber(decodeURIComponent(numberText), jurisdiction).companyNumber;
+    } catch (error) {
+      if (error instanceof InvalidCompanyNumberError || error instanceof URIError) {
+        throw badRequest('invalid_company_number', `"${numberText.slice(0, 40)}" is not a ${jurisdiction} company number.`);
+      }
+      throw error;
+    }
+    // Looking at a profile here records no watch: browsing is not a fetch by the client's systems.
+    const profile = await deps.companies.get(jurisdiction, number);
+    if (!profile) throw notFound('company_not_found', `No ${jurisdiction} company ${number}.`);
+    return json(200, profile, NO_STORE);
+  }
+
+  return async (request) => {
+    try {
+      const route = request.path.slice(WORKSPACE_API_PATH.length + 1);
+      if (changesState(request)) assertSameOrigin(request, originOf(request, deps.origin));
+      if (ANONYMOUS_ROUTES.has(route)) {
+        const answer = await anonymous(request, route);
+        if (answer) return answer;
+      }
+      const cookieValue = sessionCookieOf(request, deps.cookies);
+      const current = await deps.auth.current(cookieValue);
+      if (!current || cookieValue === undefined) throw new HttpError(401, 'not_signed_in', 'Sign in to the workspace first.');
+      if (changesState(request)) assertCsrfToken(request, current.session.csrfToken);
+      return await signedIn(request, route, { ...current, cookieValue });
+    } catch (error) {
+      throw httpErrorOf(error);
+    }
+  };
+}
+
+/** Answered without a session: they are how a session begins. */
+const ANONYMOUS_ROUTES = new Set(['sign-in', 'invitations/accept', 'passkey-sign-in/options', 'passkey-sign-in']);
+
+const principalOf = (caller: Caller) => ({ clientId: caller.person.clientId, tokenId: 'workspace', expiresAt: caller.session.expiresAt });
+
+/** The same request as the API's /v1/webhooks… route would see it. */
+function webhooksRequest(request: HttpRequest, route: string): HttpRequest {
+  const [, id, sub, deliveryId] = route.split('/');
+  const pathParameters: Record<string, string> = {};
+  if (id) pathParameters.id = id;
+  if (sub === 'deliveries' && deliveryId) pathParameters.deliveryId = deliveryId;
+  return { ...request, path: `${WEBHOOKS_PATH}${route.slice('webhooks'.length)}`, pathParameters };
+}
+
+function httpErrorOf(error: unknown): unknown {
+  if (error instanceof SignInRefusedError) return new HttpError(401, 'sign_in_refused', error.message);
+  if (error instanceof TooManySignInsError) {
+    return new HttpError(429, 'too_many_sign_ins', error.message, { 'retry-after': String(error.retryAfterSeconds) });
+  }
+  if (error instanceof WeakPasswordError) return badRequest('weak_password', error.message, { field: 'password' });
+  if (error instanceof InvitationUnusableError) return new HttpError(410, 'invitation_unusable', error.message);
+  if (error instanceof PasskeyRefusedError) return new HttpError(401, 'passkey_refused', error.message);
+  return error;
+}

@@ -1,0 +1,217 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { axeViolations, fitsWidth, launchChromium, screenshot } from '../support/browser';
+import { profileContent } from '../support/profile-fixture';
+import { useTestRuntime } from '../support/runtime';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The workspace in a real browser (Debian's Chromium through playwright-core), against the local
+ * runtime that `npm start` runs: a person opens their one-time link, manages a webhook endpoint,
+ * watches a test event arrive and signs in again with a passkey. Each page is checked with axe-core
+ * at desktop and phone width, and photographed into test-results/workspace/.
+ */
+const bureau = useTestRuntime();
+const PASSWORD = 'harbour lantern quietly orbits';
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let receiver: WebhookReceiver;
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(bureau().runtime.workspace.url).origin });
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  // The demo client watches one company, as a fetch through the API records.
+  const store = new DynamoCompanyStore(
+    createDocumentClient(createDynamoClient(bureau().runtime.env)),
+    bureau().runtime.tables.companies as string,
+  );
+  await store.save(profileContent({ companyNumber: '15380840', name: 'CPA GATES LTD' }));
+  const token = await bureau().fetchToken();
+  const fetched = await fetch(`${bureau().baseUrl}/v1/profile/15380840?jurisdiction=GB`, { headers: { authorization: `Bearer ${token}` } });
+  expect(fetched.status).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.stop();
+});
+
+/** No axe violation and no sideways scrolling, at desktop width and at a phone's. */
+async function checkPage(name: string): Promise<void> {
+  expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
+  expect(await fitsWidth(page), `${name} fits 1280 px`).toBe(true);
+  await screenshot(page, name);
+  await page.setViewportSize({ width: 360, height: 780 });
+  expect(await fitsWidth(page), `${name} fits a 360 px phone`).toBe(true);
+  expect(await axeViolations(page), `axe on ${name} at phone width`).toEqual([]);
+  await screenshot(page, `${name}-phone`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+const heading = (text: string | RegExp) => page.getByRole('heading', { level: 1, name: text });
+
+describe('the workspace in a browser', () => {
+  it('serves its pages with a strict Content-Security-Policy and no framing', async () => {
+    const response = await fetch(bureau().runtime.workspace.url);
+    const policy = response.headers.get('content-security-policy') ?? '';
+
+    expect(response.status).toBe(200);
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('lets the demo person choose a password from the one-time link printed at start', async () => {
+    const link = bureau().runtime.workspace.invitationLink as string;
+    expect(link).toMatch(/^http:\/\/localhost:\d+\/workspace\/#\/invite\/[\w-]{43}$/);
+
+    await page.goto(link);
+    await heading('Choose your password').waitFor();
+    await checkPage('accept-invitation');
+    expect(page.url(), 'the token leaves the address bar').not.toContain(link.split('/').at(-1));
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('The same password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+
+    await heading('Overview').waitFor();
+    await expect(page.getByText(bureau().demoClient.clientId).first().isVisible()).resolves.toBe(true);
+    await checkPage('overview');
+  });
+
+  it('copies the client id to the clipboard', async () => {
+    await page.getByRole('button', { name: 'Copy client id' }).click();
+    await page.getByText('Copied.').first().waitFor();
+
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(bureau().demoClient.clientId);
+  });
+
+  it('registers an endpoint, refusing a bad URL with the API’s own message first', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await heading('Webhooks').waitFor();
+    await page.getByLabel('Name').fill('Local receiver');
+    await page.getByLabel('Endpoint URL').fill('https://10.0.0.5/hooks');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /public|private|address/i })
+      .waitFor();
+    await checkPage('webhooks');
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
+    await page.getByRole('button', { name: 'Register' }).click();
+
+    await heading('Local receiver').waitFor();
+    await checkPage('webhook');
+  });
+
+  it('reveals and copies the signing secret, sends a test event and shows it delivered in the log', async () => {
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    const secret = (await page.locator('code.secret').textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
+
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const [delivery] = await receiver.waitFor((received) => received.body.includes('"webhook.test"'), 1, 20_000);
+    await page.locator('.attempt.delivered').filter({ hasText: 'webhook.test' }).first().waitFor({ timeout: 20_000 });
+
+    expect(() => new Webhook(secret).verify(delivery?.body ?? '', delivery?.headers ?? {})).not.toThrow();
+    await checkPage('deliveries');
+  });
+
+  it('retries a delivery from the log', async () => {
+    await page.getByRole('button', { name: 'Retry delivery' }).first().click();
+    await page.getByText(/queued again/).waitFor();
+
+    await receiver.waitFor((received) => received.body.includes('"webhook.test"'), 2, 20_000);
+  });
+
+  it('rotates the secret and shows how long the previous one keeps signing', async () => {
+    const before = await page.locator('code.secret').textContent();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/previous secret keeps signing beside the new one until/).waitFor();
+
+    expect(await page.locator('code.secret').textContent()).not.toBe(before);
+  });
+
+  it('disables and enables the endpoint', async () => {
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.locator('.badge', { hasText: 'Disabled' }).first().waitFor();
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.locator('.badge', { hasText: 'Active' }).first().waitFor();
+  });
+
+  it('finds a watched company and shows its profile readably', async () => {
+    await page.getByRole('link', { name: 'Watched companies' }).click();
+    await heading('Watched companies').waitFor();
+    await page.getByLabel('Find by name or number').fill('gates');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: 'CPA GATES LTD' }).waitFor();
+    await checkPage('watched-companies');
+
+    await page.getByRole('link', { name: 'CPA GATES LTD' }).click();
+    await heading('CPA GATES LTD').waitFor();
+    await page.getByRole('heading', { name: 'Risk of failure' }).waitFor();
+    await checkPage('company');
+  });
+
+  it('adds a passkey, then signs in with it alone', async () => {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByText('Passkey added').waitFor();
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await heading('Sign in to your Bureau workspace').waitFor();
+    await checkPage('sign-in');
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+
+    await heading('Overview').waitFor();
+  });
+
+  it('deletes the endpoint after asking', async () => {
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('link', { name: 'Local receiver' }).click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+
+    await heading('Webhooks').waitFor();
+    await page.getByText('None yet.').waitFor();
+  });
+
+  it('signs in with the keyboard alone, and signs out everywhere', async () => {
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await heading('Sign in to your Bureau workspace').waitFor();
+
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(bureau().runtime.workspace.demoPerson);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+
+    await heading('Overview').waitFor();
+    expect(cspViolations).toEqual([]);
+  });
+});

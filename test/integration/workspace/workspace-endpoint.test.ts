@@ -1,0 +1,329 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
+import { RateLimiter } from '../../../shared/auth/rate-limit';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { HttpError } from '../../../shared/http/errors';
+import { problem } from '../../../shared/http/responses';
+import type { HttpHandler, HttpResponse } from '../../../shared/http/types';
+import { clientsTable, companiesTable, deliveriesTable, watchesTable, webhooksTable, workspaceTable } from '../../../shared/storage/tables';
+import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
+import { Deliveries } from '../../../shared/webhooks/deliveries';
+import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
+import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
+import { Subscriptions } from '../../../shared/webhooks/subscriptions';
+import { createWebhooksEndpoint } from '../../../shared/webhooks/webhooks-endpoint';
+import { DynamoWorkspaceStore } from '../../../shared/workspace/dynamo-workspace-store';
+import { Passkeys } from '../../../shared/workspace/passkeys';
+import { SIGN_IN_LIMITS, WorkspaceAuth } from '../../../shared/workspace/workspace-auth';
+import { createWorkspaceEndpoint } from '../../../shared/workspace/workspace-endpoint';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+import { httpRequest } from '../../support/http-fixtures';
+import { profileContent } from '../../support/profile-fixture';
+
+const ORIGIN = 'https://workspace.bureau.example';
+const STRONG = 'harbour lantern quietly orbits';
+let nowMs = Date.parse('2026-11-23T09:00:00.000Z');
+let tables: TestTables;
+let store: DynamoWorkspaceStore;
+let endpoint: HttpHandler;
+let clientA: string;
+let clientB: string;
+
+beforeAll(async () => {
+  tables = await createTestTables([
+    clientsTable,
+    workspaceTable,
+    webhooksTable,
+    deliveriesTable,
+    watchesTable,
+    { ...companiesTable, stream: undefined },
+  ]);
+  const names = tables.names as Record<string, string>;
+  const registry = new DynamoClientRegistry(tables.doc, names.clients as string);
+  clientA = (await registry.create({ name: 'Acme Ltd' })).client.clientId;
+  clientB = (await registry.create({ name: 'Borealis plc' })).client.clientId;
+  store = new DynamoWorkspaceStore(tables.doc, names.workspace as string, () => nowMs);
+  const auth = new WorkspaceAuth(store, new RateLimiter(tables.doc, names.workspace as string, { clock: () => nowMs, timeoutMs: 20_000 }));
+  const subscriptions = new Subscriptions({
+    store: new DynamoSubscriptionStore(tables.doc, names.webhooks as string),
+    resolve: async () => ['93.184.215.14'],
+    clock: () => new Date(nowMs),
+  });
+  const deliveries = new Deliveries({
+    subscriptions,
+    log: new DynamoDeliveryLog(tables.doc, names.deliveries as string, () => new Date(nowMs)),
+    queue: { send: async () => {} },
+    clock: () => new Date(nowMs),
+  });
+  const companies = new DynamoCompanyStore(tables.doc, names.companies as string);
+  await companies.save(profileContent({ companyNumber: '15380840', name: 'CPA GATES LTD' }));
+  const watches = new DynamoWatchStore(tables.doc, names.watches as string);
+  await watches.recordWatch(clientA, 'GB', '15380840', new Date(nowMs).toISOString());
+  endpoint = createWorkspaceEndpoint({
+    auth,
+    passkeys: new Passkeys(store, auth),
+    clients: registry,
+    webhooks: createWebhooksEndpoint(subscriptions, deliveries),
+    deliveries,
+    watches,
+    companies,
+    cookies: { secure: true },
+    origin: ORIGIN,
+    tokenPath: '/v1/oauth/token',
+    clock: () => new Date(nowMs),
+  });
+});
+
+interface Browser {
+  cookie?: string;
+  csrf?: string;
+}
+
+/** One request as a same-origin page sends it; client errors turned into their responses. */
+async function send(
+  browser: Browser,
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> {
+  const [routePath = '', query = ''] = route.split('?');
+  const request = httpRequest({
+    method,
+    path: `/workspace/api/${routePath}`,
+    query,
+    sourceIp: headers['x-test-ip'] ?? '203.0.113.10',
+    headers: {
+      origin: ORIGIN,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(browser.cookie ? { cookie: browser.cookie } : {}),
+      ...(browser.csrf && method !== 'GET' ? { 'x-csrf-token': browser.csrf } : {}),
+      ...headers,
+    },
+    body: body === undefined ? '' : JSON.stringify(body),
+  });
+  let response: HttpResponse;
+  try {
+    response = await endpoint(request);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    response = problem(error);
+  }
+  const setCookie = response.headers?.['set-cookie'];
+  if (setCookie) browser.cookie = setCookie.split(';')[0];
+  const csrf = (response.body as { csrfToken?: string } | undefined)?.csrfToken;
+  if (csrf) browser.csrf = csrf;
+  return response;
+}
+
+const bodyOf = (response: HttpResponse) => response.body as Record<string, unknown>;
+
+async function signedInPerson(clientId: string, email: string): Promise<Browser> {
+  const { token } = await store.invite(clientId, email);
+  const browser: Browser = {};
+  const accepted = await send(browser, 'POST', 'invitations/accept', { token, password: STRONG });
+  expect(accepted.status).toBe(200);
+  return browser;
+}
+
+describe('invitations and passwords', () => {
+  it('lets an invited person choose a password once, signs them in with a strict session cookie', async () => {
+    const { token } = await store.invite(clientA, 'first@acme.example');
+    const browser: Browser = {};
+
+    const accepted = await send(browser, 'POST', 'invitations/accept', { token, password: STRONG });
+    const again = await send({}, 'POST', 'invitations/accept', { token, password: STRONG });
+    const session = await send(browser, 'GET', 'session');
+
+    expect(accepted.status).toBe(200);
+    expect(accepted.headers?.['set-cookie']).toMatch(
+      /^__Host-bureau_session=per_[\w-]{16}\.[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200; Secure$/,
+    );
+    expect(again.status).toBe(410);
+    expect(bodyOf(again).error).toBe('invitation_unusable');
+    expect(session.status).toBe(200);
+    expect(session.body).toMatchObject({ person: { email: 'first@acme.example' }, client: { clientId: clientA, name: 'Acme Ltd' } });
+    expect(session.headers?.['cache-control']).toBe('no-store');
+  });
+
+  it('refuses a short, a common and a guessable password, saying why, and keeps the link usable', async () => {
+    const { token } = await store.invite(clientA, 'weak@acme.example');
+
+    const answers = await Promise.all(
+      ['short1!', 'password1234', 'qwertyuiopasdf'].map((password) => send({}, 'POST', 'invitations/accept', { token, password })),
+    );
+    const strong = await send({}, 'POST', 'invitations/accept', { token, password: STRONG });
+
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ error: 'weak_password', field: 'password' });
+    }
+    expect(strong.status).toBe(200);
+  });
+
+  it('refuses a link after 24 hours', async () => {
+    const { token } = await store.invite(clientA, 'late@acme.example');
+    nowMs += 24 * 3600_000 + 1000;
+    try {
+      expect((await send({}, 'POST', 'invitations/accept', { token, password: STRONG })).status).toBe(410);
+    } finally {
+      nowMs -= 24 * 3600_000 + 1000;
+    }
+  });
+
+  it('keeps an e-mail address to one client', async () => {
+    await store.invite(clientA, 'shared@example.com');
+    await expect(store.invite(clientB, 'shared@example.com')).rejects.toThrow(/another client/);
+  });
+});
+
+describe('signing in and out', () => {
+  it('signs in with the password, and answers a wrong password and an unknown address alike', async () => {
+    await signedInPerson(clientA, 'signin@acme.example');
+
+    const good = await send({}, 'POST', 'sign-in', { email: 'SignIn@Acme.example ', password: STRONG });
+    const wrong = await send({}, 'POST', 'sign-in', { email: 'signin@acme.example', password: `${STRONG}x` });
+    const unknown = await send({}, 'POST', 'sign-in', { email: 'nobody@acme.example', password: STRONG });
+
+    expect(good.status).toBe(200);
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual(unknown.body);
+  });
+
+  it('limits sign-in attempts per person, counting before the password is checked', async () => {
+    await signedInPerson(clientA, 'guessed@acme.example');
+    const attempts = await Promise.all(
+      Array.from({ length: SIGN_IN_LIMITS.perPerson + 5 }, (_, i) =>
+        send({}, 'POST', 'sign-in', { email: 'guessed@acme.example', password: `guess ${i}` }, { 'x-test-ip': `198.51.100.${i}` }),
+      ),
+    );
+
+    const refused = attempts.filter((answer) => answer.status === 429);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]?.headers?.['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('limits sign-in attempts per address across people', async () => {
+    const attempts = [];
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress + 1; i++) {
+      attempts.push(await send({}, 'POST', 'sign-in', { email: `p${i}@acme.example`, password: 'x' }, { 'x-test-ip': '192.0.2.77' }));
+    }
+    expect(attempts.at(-1)?.status).toBe(429);
+    expect(attempts.slice(0, -1).every((answer) => answer.status === 401)).toBe(true);
+  });
+
+  it('ends one session on sign-out and every session on sign-out everywhere', async () => {
+    const laptop = await signedInPerson(clientA, 'two@acme.example');
+    const phone: Browser = {};
+    await send(phone, 'POST', 'sign-in', { email: 'two@acme.example', password: STRONG });
+    const third: Browser = {};
+    await send(third, 'POST', 'sign-in', { email: 'two@acme.example', password: STRONG });
+
+    const out = await send(third, 'POST', 'sign-out');
+    const thirdAfter = await send({ ...third }, 'GET', 'session');
+    const laptopStill = await send(laptop, 'GET', 'session');
+    const everywhere = await send(laptop, 'POST', 'sign-out-everywhere');
+
+    expect(out.status).toBe(204);
+    expect(out.headers?.['set-cookie']).toContain('Max-Age=0');
+    expect(thirdAfter.status).toBe(401);
+    expect(laptopStill.status).toBe(200);
+    expect(everywhere.status).toBe(204);
+    expect((await send(phone, 'GET', 'session')).status).toBe(401);
+  });
+
+  it('ends a session after 12 hours', async () => {
+    const browser = await signedInPerson(clientA, 'expiry@acme.example');
+    nowMs += 12 * 3600_000 + 1000;
+    try {
+      expect((await send(browser, 'GET', 'session')).status).toBe(401);
+    } finally {
+      nowMs -= 12 * 3600_000 + 1000;
+    }
+  });
+
+  it('answers 401 without a session, and to a forged or malformed cookie', async () => {
+    for (const cookie of [undefined, `__Host-bureau_session=per_AAAAAAAAAAAAAAAA.${'A'.repeat(43)}`, '__Host-bureau_session=../../etc']) {
+      const answer = await send(cookie ? { cookie } : {}, 'GET', 'webhooks');
+      expect(answer.status).toBe(401);
+      expect(bodyOf(answer).error).toBe('not_signed_in');
+    }
+  });
+});
+
+describe('cross-site request forgery', () => {
+  it('refuses a change without the session’s CSRF token, from another origin, or from another site', async () => {
+    const browser = await signedInPerson(clientA, 'csrf@acme.example');
+    const body = { name: 'Prod', url: 'https://hooks.example.com/x' };
+
+    const noToken = await send({ cookie: browser.cookie }, 'POST', 'webhooks', body);
+    const otherOrigin = await send(browser, 'POST', 'webhooks', body, { origin: 'https://evil.example' });
+    const crossSite = await send(browser, 'POST', 'webhooks', body, { 'sec-fetch-site': 'cross-site' });
+    const form = await send(browser, 'POST', 'sign-out', 'x', { 'content-type': 'text/plain' });
+    const good = await send(browser, 'POST', 'webhooks', body);
+
+    expect(noToken.status).toBe(403);
+    expect(bodyOf(noToken).error).toBe('csrf_token_mismatch');
+    expect(otherOrigin.status).toBe(403);
+    expect(crossSite.status).toBe(403);
+    expect(form.status).toBe(415);
+    expect(good.status).toBe(201);
+  });
+});
+
+describe("a person acts only on their own client's data", () => {
+  it("answers 404 on every route that names another client's webhook, and lists only their own", async () => {
+    const alice = await signedInPerson(clientA, 'alice@acme.example');
+    const bob = await signedInPerson(clientB, 'bob@borealis.example');
+    const created = bodyOf(await send(alice, 'POST', 'webhooks', { name: 'Alice', url: 'https://hooks.example.com/a' }));
+    const id = created.id as string;
+
+    const attempts = [
+      await send(bob, 'GET', `webhooks/${id}`),
+      await send(bob, 'PATCH', `webhooks/${id}`, { name: 'Mine now' }),
+      await send(bob, 'POST', `webhooks/${id}/rotate-secret`),
+      await send(bob, 'POST', `webhooks/${id}/test`),
+      await send(bob, 'GET', `webhooks/${id}/deliveries`),
+      await send(bob, 'GET', `webhooks/${id}/delivery-stats`),
+      await send(bob, 'POST', `webhooks/${id}/deliveries/msg_AAAAAAAAAAAAAAAAAAAAAAAAAAA/retry`),
+      await send(bob, 'DELETE', `webhooks/${id}`),
+    ];
+    const bobsList = await send(bob, 'GET', 'webhooks');
+    const bobsWatches = await send(bob, 'GET', 'watches');
+    const alicesWebhook = await send(alice, 'GET', `webhooks/${id}`);
+
+    for (const answer of attempts) expect([answer.status, bodyOf(answer).error]).toEqual([404, 'webhook_not_found']);
+    expect(bodyOf(bobsList).items).toEqual([]);
+    expect(bodyOf(bobsWatches).items).toEqual([]);
+    expect(alicesWebhook.status).toBe(200);
+    expect(bodyOf(alicesWebhook).name).toBe('Alice');
+  });
+
+  it('shows the watched companies with their names, searchable, and a profile without recording a watch', async () => {
+    const alice = await signedInPerson(clientA, 'watcher@acme.example');
+
+    const all = await send(alice, 'GET', 'watches');
+    const byName = await send(alice, 'GET', 'watches?q=gates');
+    const noMatch = await send(alice, 'GET', 'watches?q=zebra');
+    const profile = await send(alice, 'GET', 'companies/GB/15380840');
+    const badNumber = await send(alice, 'GET', 'companies/GB/not-a-number');
+
+    expect(bodyOf(all).items).toEqual([expect.objectContaining({ companyNumber: '15380840', name: 'CPA GATES LTD' })]);
+    expect(bodyOf(byName).items).toEqual([expect.objectContaining({ companyNumber: '15380840' })]);
+    expect(bodyOf(noMatch).items).toEqual([]);
+    expect(bodyOf(profile)).toMatchObject({ companyNumber: '15380840', name: 'CPA GATES LTD' });
+    expect(badNumber.status).toBe(400);
+  });
+
+  it('counts deliveries per day for the chart, every one of the last 30 days present', async () => {
+    const alice = await signedInPerson(clientA, 'chart@acme.example');
+    const id = bodyOf(await send(alice, 'POST', 'webhooks', { name: 'Chart', url: 'https://hooks.example.com/c' })).id as string;
+
+    const stats = bodyOf(await send(alice, 'GET', `webhooks/${id}/delivery-stats`));
+
+    expect(stats.days).toHaveLength(30);
+    expect((stats.days as { date: string }[]).at(-1)?.date).toBe('2026-11-23');
+    expect(stats.truncated).toBe(false);
+  });
+});

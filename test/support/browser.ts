@@ -1,0 +1,57 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import axe from 'axe-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { repositoryRoot } from '../../infra/local/paths';
+
+/**
+ * Debian's Chromium, driven by playwright-core (Playwright's own browser download is not used).
+ * CHROMIUM_PATH overrides the binary; .ci/run installs the `chromium` package where it is missing.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium was not found at ${CHROMIUM}: install it (sudo apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+}
+
+/** Screenshots of each page, for a reviewer to look at (git-ignored). */
+export const SCREENSHOTS = join(repositoryRoot, 'test-results', 'workspace');
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+export interface AxeViolation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly nodes: readonly string[];
+}
+
+/**
+ * axe-core's WCAG 2.x A and AA rules on the page as it is now. The engine is evaluated through the
+ * DevTools protocol, which the page's Content-Security-Policy does not govern, so the policy under
+ * test stays exactly as served.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axe.source);
+  // Runs in the page, which has its own globals: written as the page's script, not this program's.
+  const result = await page.evaluate<axe.AxeResults>(
+    "window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
+  );
+  return result.violations.map((violation) => ({
+    id: violation.id,
+    impact: violation.impact ?? null,
+    help: violation.help,
+    nodes: violation.nodes.map((node) => node.target.join(' ')),
+  }));
+}
+
+/** True when nothing on the page is wider than the window: usable without scrolling sideways. */
+export function fitsWidth(page: Page): Promise<boolean> {
+  return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+}

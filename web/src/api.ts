@@ -1,0 +1,134 @@
+/** The workspace's JSON API on this origin. Every change carries the session's CSRF token. */
+export interface SessionView {
+  readonly person: { readonly email: string };
+  readonly client: { readonly clientId: string; readonly name: string | null };
+  readonly csrfToken: string;
+  readonly sessionExpiresAt: string;
+  readonly tokenPath: string;
+}
+
+export interface Subscription {
+  readonly id: string;
+  readonly name: string;
+  readonly url: string;
+  readonly status: 'ACTIVE' | 'DISABLED';
+  readonly signingSecret: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly disabledReason: string | null;
+  readonly failingSince: string | null;
+  readonly previousSigningSecretExpiresAt?: string;
+}
+
+export interface Attempt {
+  readonly deliveryId: string;
+  readonly eventType: string;
+  readonly idempotencyKey: string;
+  readonly attempt: number;
+  readonly attemptedAt: string;
+  readonly outcome: 'delivered' | 'failed' | 'dropped';
+  readonly httpStatus: number | null;
+  readonly error: string | null;
+  readonly errorMessage: string | null;
+  readonly durationMs: number;
+  readonly nextAttemptAt: string | null;
+}
+
+export interface DayOfDeliveries {
+  readonly date: string;
+  readonly delivered: number;
+  readonly failed: number;
+  readonly dropped: number;
+}
+
+export interface Watched {
+  readonly jurisdiction: 'GB' | 'IE';
+  readonly companyNumber: string;
+  readonly name: string | null;
+  readonly watchedSince: string;
+  readonly lastFetchedAt: string;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+/** An answer that was not 2xx: the API's own words for what went wrong. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+const BASE = '/workspace/api';
+let csrfToken = '';
+
+export function rememberSession(session: SessionView): SessionView {
+  csrfToken = session.csrfToken;
+  return session;
+}
+
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  const response = await fetch(`${BASE}${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (response.status === 204) return undefined as T;
+  const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok) {
+    const message = String(payload.detail ?? payload.error_description ?? payload.message ?? `The workspace answered ${response.status}.`);
+    throw new ApiError(
+      response.status,
+      String(payload.error ?? 'error'),
+      message,
+      typeof payload.field === 'string' ? payload.field : undefined,
+    );
+  }
+  return payload as T;
+}
+
+export const api = {
+  session: () => call<SessionView>('GET', '/session').then(rememberSession),
+  signIn: (email: string, password: string) => call<SessionView>('POST', '/sign-in', { email, password }).then(rememberSession),
+  acceptInvitation: (token: string, password: string) =>
+    call<SessionView>('POST', '/invitations/accept', { token, password }).then(rememberSession),
+  signOut: () => call<void>('POST', '/sign-out'),
+  signOutEverywhere: () => call<void>('POST', '/sign-out-everywhere'),
+  webhooks: () => call<Page<Subscription>>('GET', '/webhooks?limit=100'),
+  webhook: (id: string) => call<Subscription>('GET', `/webhooks/${encodeURIComponent(id)}`),
+  createWebhook: (name: string, url: string) => call<Subscription>('POST', '/webhooks', { name, url }),
+  changeWebhook: (id: string, change: { name?: string; url?: string; status?: 'ACTIVE' | 'DISABLED' }) =>
+    call<Subscription>('PATCH', `/webhooks/${encodeURIComponent(id)}`, change),
+  deleteWebhook: (id: string) => call<void>('DELETE', `/webhooks/${encodeURIComponent(id)}`),
+  rotateSecret: (id: string) => call<Subscription>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`),
+  sendTest: (id: string) => call<{ deliveryId: string }>('POST', `/webhooks/${encodeURIComponent(id)}/test`),
+  deliveries: (id: string, cursor?: string) =>
+    call<Page<Attempt>>(
+      'GET',
+      `/webhooks/${encodeURIComponent(id)}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    ),
+  deliveryStats: (id: string) =>
+    call<{ days: DayOfDeliveries[]; truncated: boolean }>('GET', `/webhooks/${encodeURIComponent(id)}/delivery-stats`),
+  retry: (id: string, deliveryId: string) =>
+    call<{ deliveryId: string }>('POST', `/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`),
+  watches: (q: string, cursor?: string) =>
+    call<Page<Watched>>('GET', `/watches?q=${encodeURIComponent(q)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  company: (jurisdiction: string, number: string) =>
+    call<Record<string, unknown>>('GET', `/companies/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(number)}`),
+  passkeyRegistrationOptions: () => call<{ challengeId: string; options: unknown }>('POST', '/passkeys/registration-options'),
+  registerPasskey: (challengeId: string, response: unknown) => call<void>('POST', '/passkeys', { challengeId, response }),
+  passkeySignInOptions: () => call<{ challengeId: string; options: unknown }>('POST', '/passkey-sign-in/options'),
+  passkeySignIn: (challengeId: string, response: unknown) =>
+    call<SessionView>('POST', '/passkey-sign-in', { challengeId, response }).then(rememberSession),
+};

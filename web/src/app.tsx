@@ -1,0 +1,98 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, type SessionView } from './api';
+import { errorText, Status } from './components';
+import { AcceptInvitation } from './pages/accept-invitation';
+import { CompanyPage } from './pages/company';
+import { Overview } from './pages/overview';
+import { SignIn } from './pages/sign-in';
+import { WatchedCompanies } from './pages/watched-companies';
+import { WebhookPage } from './pages/webhook';
+import { Webhooks } from './pages/webhooks';
+import { href, navigate, useRoute } from './router';
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<SessionView | null>();
+  const [problem, setProblem] = useState<string>();
+
+  useEffect(() => {
+    api.session().then(setSession, (error) => {
+      if (error instanceof ApiError && error.status === 401) setSession(null);
+      else setProblem(errorText(error));
+    });
+  }, []);
+
+  const signedIn = (next: SessionView) => {
+    setSession(next);
+    navigate('overview');
+  };
+
+  if (route[0] === 'invite') return <AcceptInvitation token={route[1] ?? ''} onSignedIn={signedIn} />;
+  if (session === undefined) return <Status message={problem ?? 'Loading…'} tone={problem ? 'error' : 'info'} />;
+  if (session === null) return <SignIn onSignedIn={signedIn} />;
+
+  const signOut = async (everywhere: boolean) => {
+    try {
+      await (everywhere ? api.signOutEverywhere() : api.signOut());
+    } finally {
+      setSession(null);
+      navigate('sign-in');
+    }
+  };
+
+  const [section = 'overview', id, number] = route;
+  const nav = [
+    ['overview', 'Overview'],
+    ['webhooks', 'Webhooks'],
+    ['watches', 'Watched companies'],
+  ] as const;
+  return (
+    <>
+      {/* A button, not a #main link: the fragment holds the page's route. */}
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
+        Skip to content
+      </button>
+      <header>
+        <p class="brand">
+          Bureau <span>{session.client.name ?? session.client.clientId}</span>
+        </p>
+        <nav aria-label="Workspace">
+          <ul>
+            {nav.map(([target, label]) => (
+              <li key={target}>
+                <a
+                  href={href(target)}
+                  aria-current={section === target || (target === 'watches' && section === 'companies') ? 'page' : undefined}
+                >
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span>{session.person.email}</span>
+          <button type="button" class="secondary" onClick={() => signOut(false)}>
+            Sign out
+          </button>
+          <button type="button" class="secondary" onClick={() => signOut(true)}>
+            Sign out everywhere
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {section === 'webhooks' && id ? (
+          <WebhookPage id={id} />
+        ) : section === 'webhooks' ? (
+          <Webhooks />
+        ) : section === 'watches' ? (
+          <WatchedCompanies />
+        ) : section === 'companies' && id && number ? (
+          <CompanyPage jurisdiction={id} number={number} />
+        ) : (
+          <Overview session={session} />
+        )}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,67 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type SessionView } from '../api';
+import { errorText, PageTitle, Status } from '../components';
+
+export function AcceptInvitation({ token, onSignedIn }: { token: string; onSignedIn: (session: SessionView) => void }) {
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  // The token is in the fragment only until it is read: out of the address bar and the history.
+  useEffect(() => window.history.replaceState(null, '', `${window.location.pathname}#/invite`), []);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (password !== repeat) return setProblem('The two passwords differ.');
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      onSignedIn(await api.acceptInvitation(token, password));
+    } catch (error) {
+      setProblem(errorText(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (token === '') {
+    return (
+      <main id="main" class="narrow">
+        <PageTitle>This link is incomplete</PageTitle>
+        <p>Open the whole link you were sent, or ask your operator for a new one.</p>
+      </main>
+    );
+  }
+  return (
+    <main id="main" class="narrow">
+      <PageTitle>Choose your password</PageTitle>
+      <p>At least 12 characters and hard to guess: a few unrelated words work well.</p>
+      <form onSubmit={submit}>
+        <label for="new-password">New password</label>
+        <input
+          id="new-password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minLength={12}
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <label for="repeat-password">The same password again</label>
+        <input
+          id="repeat-password"
+          type="password"
+          autocomplete="new-password"
+          required
+          value={repeat}
+          onInput={(e) => setRepeat(e.currentTarget.value)}
+        />
+        <button type="submit" disabled={busy}>
+          Set password and sign in
+        </button>
+      </form>
+      <Status message={problem} tone="error" />
+    </main>
+  );
+}
