@@ -46,12 +46,12 @@ const strength = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
 
 /**
  * Why a new password is refused, or undefined when it is good enough: long enough, not too long to
- * hash, and not guessable from common passwords, names, keyboard patterns or the person's own details.
+ * hash, and not guessable from common passwords, names, sequences or keyboard patterns (zxcvbn).
  */
-export function passwordProblem(password: string, personal: readonly string[]): string | undefined {
+export function passwordProblem(password: string, context: readonly string[]): string | undefined {
   const length = Array.from(password).length;
   if (length < MIN_PASSWORD_LENGTH) return `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (length > MAX_PASSWORD_LENGTH) return `Use at most ${MAX_PASSWORD_LENGTH} characters.`;
-  if (strength.check(password, [...personal]).score >= MIN_STRENGTH) return undefined;
-  return 'This password is too easy to guess (a common password, a pattern or your own details); a few unrelated words make a strong one.';
+  if (strength.check(password, [...context]).score >= MIN_STRENGTH) return undefined;
+  return 'This password is too easy to guess (a common password or a pattern); a few unrelated words make a strong one.';
 }

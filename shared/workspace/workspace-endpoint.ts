@@ -7,7 +7,7 @@ import { badRequest, HttpError, notFound } from '../http/errors';
 import { jsonObjectBody } from '../http/json-body';
 import { json } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
-import type { WatchStore } from '../watches/watch-store';
+import { InvalidWatchCursorError, type WatchStore } from '../watches/watch-store';
 import type { Deliveries } from '../webhooks/deliveries';
 import { WEBHOOKS_PATH } from '../webhooks/webhooks-endpoint';
 import {
@@ -235,5 +235,6 @@ function httpErrorOf(error: unknown): unknown {
   if (error instanceof WeakPasswordError) return badRequest('weak_password', error.message, { field: 'password' });
   if (error instanceof InvitationUnusableError) return new HttpError(410, 'invitation_unusable', error.message);
   if (error instanceof PasskeyRefusedError) return new HttpError(401, 'passkey_refused', error.message);
+  if (error instanceof InvalidWatchCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
   return error;
 }

@@ -134,3 +134,63 @@ describe('every response', () => {
     expect(response.headers['strict-transport-security']).toBe('max-age=31536000');
   });
 });
+
+describe('the workspace API', () => {
+  let session: { cookie: string; csrf: string };
+  // The page's own origin: the host these requests are sent to.
+  const origin = () => bureau().baseUrl;
+
+  beforeAll(async () => {
+    const token = (bureau().runtime.workspace.invitationLink ?? '').split('/').at(-1);
+    const accepted = await fetch(`${bureau().baseUrl}/workspace/api/invitations/accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: origin() },
+      body: JSON.stringify({ token, password: 'harbour lantern quietly orbits' }),
+    });
+    expect(accepted.status).toBe(200);
+    session = {
+      cookie: (accepted.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
+      csrf: ((await accepted.json()) as { csrfToken: string }).csrfToken,
+    };
+  });
+
+  const send = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${bureau().baseUrl}/workspace/api/${path}`, {
+      method,
+      headers: {
+        origin: origin(),
+        cookie: session.cookie,
+        'x-csrf-token': session.csrf,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: response.status, body: (await response.json().catch(() => ({}))) as { error?: string } };
+  };
+
+  it.each([
+    ['a watches cursor that is not one', 'GET', 'watches?cursor=garbage', undefined, 400],
+    ['an unknown jurisdiction', 'GET', 'companies/XX/15380840', undefined, 400],
+    ['a company number that is no number', 'GET', 'companies/GB/%ZZ', undefined, 400],
+    ['a webhook id with a broken escape', 'GET', 'webhooks/%ZZ', undefined, 400],
+    ['another client’s webhook id, or none', 'GET', 'webhooks/wh_AAAAAAAAAAAAAAAAAAAAAA', undefined, 404],
+    ['an unknown route', 'GET', 'nowhere', undefined, 404],
+    ['malformed JSON to sign in', 'POST', 'sign-in', '{"email":', 400],
+    ['a number for an e-mail address', 'POST', 'sign-in', '{"email":5,"password":"x"}', 400],
+    ['an array for a body', 'POST', 'invitations/accept', '[]', 400],
+    ['a passkey answer to no challenge', 'POST', 'passkey-sign-in', '{"challengeId":"x","response":{"id":"y"}}', 401],
+    ['a passkey registration that is not one', 'POST', 'passkeys', '{"challengeId":"x","response":{}}', 401],
+    ['unknown fields in a webhook', 'POST', 'webhooks', '{"name":"a","url":"https://x.example","admin":true}', 400],
+  ])('answers %s with a JSON 4xx, never a 500', async (_case, method, path, body, status) => {
+    const response = await send(method, path, body);
+
+    expect(response.status).toBe(status);
+    expect(response.body.error).toEqual(expect.any(String));
+  });
+
+  it('answers a body over the gateway limit with 413', async () => {
+    const response = await send('POST', 'sign-in', JSON.stringify({ email: 'a@b.example', password: 'x'.repeat(12_000_000) }));
+    expect(response.status).toBe(413);
+  });
+});

@@ -42,14 +42,15 @@ inviting the same address again issues a new link (the person keeps their passke
     .option('--json', 'print JSON')
     .action(async (options: { client: string; email: string; json?: boolean }) => {
       const target = await context.target();
+      if (!target.workspaceOrigin) throw new TargetError(`${target.description} does not say where its workspace is served`);
       const client = await new DynamoClientRegistry(target.doc, target.tables.clients).get(options.client);
       if (!client) throw new TargetError(`There is no client ${options.client} in ${target.description}`);
       const { token, person, expiresAt } = await new DynamoWorkspaceStore(target.doc, target.tables.workspace).invite(
         client.clientId,
         options.email,
       );
-      if (!target.workspaceOrigin) throw new TargetError(`${target.description} does not say where its workspace is served`);
       const link = invitationLink(target.workspaceOrigin, token);
+      context.io.err('Send the link to the person yourself: anyone who opens it first can choose the password.');
       if (options.json) {
         context.io.out(JSON.stringify({ email: person.email, clientId: client.clientId, link, expiresAt }, null, 2));
         return;
@@ -57,6 +58,5 @@ inviting the same address again issues a new link (the person keeps their passke
       context.io.out(`Invitation for ${person.email} to the workspace of "${client.name}" (${client.clientId})`);
       context.io.out(`link:    ${link}`);
       context.io.out(`expires: ${expiresAt} (works once)`);
-      context.io.err('Send the link to the person yourself: anyone who opens it first can choose the password.');
     });
 }

@@ -1,0 +1,89 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Target, TargetFactory } from '../../../infra/cli/context';
+import { run } from '../../../infra/cli/main';
+import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
+import { clientsTable, workspaceTable } from '../../../shared/storage/tables';
+import { DynamoWorkspaceStore } from '../../../shared/workspace/dynamo-workspace-store';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+
+let tables: TestTables;
+let clientId: string;
+beforeAll(async () => {
+  tables = await createTestTables([clientsTable, workspaceTable]);
+  clientId = (await new DynamoClientRegistry(tables.doc, tables.names.clients as string).create({ name: 'Acme Ltd' })).client.clientId;
+});
+
+const target =
+  (workspaceOrigin?: string): TargetFactory =>
+  async () =>
+    ({
+      doc: tables.doc,
+      tables: {
+        clients: tables.names.clients as string,
+        companies: 'unused',
+        watches: 'unused',
+        webhooks: 'unused',
+        deliveries: 'unused',
+        workspace: tables.names.workspace as string,
+      },
+      loopbackReceivers: false,
+      ...(workspaceOrigin ? { workspaceOrigin } : {}),
+      description: 'the test deployment',
+      close: async () => {},
+    }) satisfies Target;
+
+async function bureau(resolveTarget: TargetFactory, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { io: { out: (line) => out.push(line), err: (line) => err.push(line) }, resolveTarget, env: {} });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+describe('bureau workspace invite', () => {
+  it('prints a one-time link on the workspace origin that lets the person choose a password', async () => {
+    const result = await bureau(
+      target('https://d111.cloudfront.net'),
+      'workspace',
+      'invite',
+      '--client',
+      clientId,
+      '--email',
+      'Ops@Acme.example',
+      '--json',
+    );
+
+    expect(result.code).toBe(0);
+    const { link, email, expiresAt } = JSON.parse(result.stdout) as { link: string; email: string; expiresAt: string };
+    expect(email).toBe('ops@acme.example');
+    expect(link).toMatch(/^https:\/\/d111\.cloudfront\.net\/workspace\/#\/invite\/[\w-]{43}$/);
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    const store = new DynamoWorkspaceStore(tables.doc, tables.names.workspace as string);
+    const person = await store.redeem(link.split('/').at(-1) as string, 'scrypt$1$1$1$a$b');
+    expect(person).toMatchObject({ email: 'ops@acme.example', clientId });
+    expect(result.stderr).toMatch(/Send the link/);
+  });
+
+  it('refuses an unknown client, a malformed address, and an address another client has', async () => {
+    await bureau(target('https://x.example'), 'workspace', 'invite', '--client', clientId, '--email', 'taken@acme.example');
+    const other = (await new DynamoClientRegistry(tables.doc, tables.names.clients as string).create({ name: 'Other' })).client.clientId;
+
+    const unknown = await bureau(
+      target('https://x.example'),
+      'workspace',
+      'invite',
+      '--client',
+      'cli_0000000000000000',
+      '--email',
+      'a@b.example',
+    );
+    const malformed = await bureau(target('https://x.example'), 'workspace', 'invite', '--client', clientId, '--email', 'not-an-address');
+    const taken = await bureau(target('https://x.example'), 'workspace', 'invite', '--client', other, '--email', 'taken@acme.example');
+
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no client cli_0000000000000000/);
+    expect(malformed.code).not.toBe(0);
+    expect(malformed.stderr).toMatch(/not an e-mail address/);
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toMatch(/another client/);
+  });
+});
