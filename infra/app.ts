@@ -1,19 +1,17 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BureauStack } from './stack';
+import { stageSettings } from './stage-settings';
 
 /**
- * The CDK app. Context: `stage` names the stack (default Bureau), `tokenIssuer` and `tokenAudience`
- * set the token claims, `alarmEmail` subscribes an address to the alarms. The stack is
- * environment-agnostic, so synth needs no AWS account.
+ * The CDK app. `-c stage=<name>` picks a stage of infra/stages.json (default prod), which holds
+ * everything that differs between deployments; nothing else is read from the command line, so a
+ * redeploy cannot drop a setting. The stack is environment-agnostic, so synth needs no AWS account.
  */
 const app = new App();
-const context = (key: string): string | undefined => app.node.tryGetContext(key) ?? undefined;
+const stage = (app.node.tryGetContext('stage') as string | undefined) ?? 'prod';
+const settings = stageSettings(stage);
 
-new BureauStack(app, context('stage') ?? 'Bureau', {
-  tokenIssuer: context('tokenIssuer'),
-  tokenAudience: context('tokenAudience'),
-  alarmEmail: context('alarmEmail'),
-});
+new BureauStack(app, settings.stackName, { settings });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

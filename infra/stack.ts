@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec } from './catalogue';
 import { Alarms } from './constructs/alarms';
@@ -12,6 +13,7 @@ import { BureauQueues } from './constructs/queues';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
 import { WorkspaceSite } from './constructs/workspace-site';
+import type { StageSettings } from './stage-settings';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
 export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
@@ -19,10 +21,8 @@ export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
 export interface BureauStackProps extends StackProps {
-  readonly tokenIssuer?: string;
-  readonly tokenAudience?: string;
-  /** Receives the alarm notifications when set. */
-  readonly alarmEmail?: string;
+  /** The stage's settings (infra/stages.json); anything left out takes the defaults below. */
+  readonly settings?: Partial<Omit<StageSettings, 'stackName'>>;
   /** The functions to deploy; the catalogue unless a test supplies its own. */
   readonly functions?: readonly FunctionSpec[];
 }
@@ -45,9 +45,15 @@ export class BureauStack extends Stack {
     super(scope, id, { description: 'Bureau company-data API', ...props });
     this.tables = new BureauTables(this, 'Tables');
     this.queues = new BureauQueues(this, 'Queues');
-    this.signingKey = new SigningKey(this, 'SigningKey');
-    this.api = new BureauApi(this, 'Api');
-    const alarms = new Alarms(this, 'Alarms', { email: props.alarmEmail });
+    const settings = props.settings ?? {};
+    this.signingKey = new SigningKey(this, 'SigningKey', {
+      ...(settings.signingKeyRotationDays ? { rotateEvery: Duration.days(settings.signingKeyRotationDays) } : {}),
+    });
+    this.api = new BureauApi(this, 'Api', {
+      ...(settings.apiThrottle ?? {}),
+      ...(settings.accessLogRetentionDays ? { logRetention: settings.accessLogRetentionDays as RetentionDays } : {}),
+    });
+    const alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail ?? undefined });
     const eventSources = new EventSources(this, 'EventSources', { tables: this.tables, queues: this.queues, alarms });
 
     const built = new Map<string, BureauFunction>();
@@ -59,9 +65,10 @@ export class BureauStack extends Stack {
         memorySize: spec.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
         timeout: Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
         reservedConcurrentExecutions: spec.reservedConcurrency,
+        ...(settings.functionLogRetentionDays ? { logRetention: settings.functionLogRetentionDays as RetentionDays } : {}),
         environment: {
-          TOKEN_ISSUER: props.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
-          TOKEN_AUDIENCE: props.tokenAudience ?? DEFAULT_TOKEN_AUDIENCE,
+          TOKEN_ISSUER: settings.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
+          TOKEN_AUDIENCE: settings.tokenAudience ?? DEFAULT_TOKEN_AUDIENCE,
         },
       });
       for (const grant of spec.tables) {

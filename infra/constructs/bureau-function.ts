@@ -58,6 +58,7 @@ export class BureauFunction extends NodejsFunction {
       description: props.description,
       projectRoot: props.projectRoot,
       depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+      // The major `npm test` also runs the suite on (infra/lambda-node.ts); the stack test holds them together.
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,

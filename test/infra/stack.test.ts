@@ -4,6 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
+import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { allQueues, deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import {
@@ -103,7 +104,8 @@ describe('BureauStack', () => {
       const fn = synth.stack.functions.get(spec.id);
       synth.template.hasResourceProperties('AWS::Lambda::Function', {
         Description: spec.description,
-        Runtime: 'nodejs24.x',
+        // The Node.js major `npm test` also runs the suite on.
+        Runtime: lambdaRuntimeName,
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         Timeout: spec.timeoutSeconds ?? 10,
@@ -448,8 +450,31 @@ describe('BureauStack', () => {
     expect(outputs.ClientsTableName.Value).toEqual({ Ref: synth.logicalId(synth.stack.tables.of(allTables[0] as never)) });
   });
 
+  it("applies a stage's settings: throttle, log retention, key rotation and the alarm address", () => {
+    const staged = synthesize({
+      settings: {
+        apiThrottle: { rateLimit: 7, burstLimit: 9 },
+        functionLogRetentionDays: 14,
+        accessLogRetentionDays: 365,
+        signingKeyRotationDays: 7,
+        alarmEmail: 'ops@bureau.example',
+      },
+    });
+
+    staged.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 },
+    });
+    const retentions = Object.values(staged.template.findResources('AWS::Logs::LogGroup')).map((group) => group.Properties.RetentionInDays);
+    expect(retentions.filter((days) => days === 14)).toHaveLength(staged.stack.functions.size);
+    expect(retentions).toContain(365);
+    staged.template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      RotationRules: { ScheduleExpression: 'rate(7 days)' },
+    });
+    staged.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@bureau.example' });
+  });
+
   it('passes the token issuer and audience it is given to every function', () => {
-    const custom = synthesize({ tokenIssuer: 'https://api.bureau.test', tokenAudience: 'bureau-test' });
+    const custom = synthesize({ settings: { tokenIssuer: 'https://api.bureau.test', tokenAudience: 'bureau-test' } });
     for (const spec of catalogue) {
       expect(custom.environmentOf(spec.id)).toMatchObject({ TOKEN_ISSUER: 'https://api.bureau.test', TOKEN_AUDIENCE: 'bureau-test' });
     }
