@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers only queue behind one DynamoDB Local.
     maxWorkers: 2,
+    // The use cases count metrics; in tests nothing publishes them.
+    env: { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false' },
   },
 });

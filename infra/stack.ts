@@ -7,6 +7,7 @@ import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec } from './
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
+import { ServiceDashboard } from './constructs/dashboard';
 import { EventSources } from './constructs/event-sources';
 import { outputIds } from './constructs/outputs';
 import { BureauQueues } from './constructs/queues';
@@ -17,6 +18,9 @@ import type { StageSettings } from './stage-settings';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
 export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
+
+/** Ready messages that, left waiting 15 minutes, mean the consumers are failing: a fan-out step fans 1,000 deliveries out. */
+const BACKLOG_ALARM: Readonly<Record<string, number>> = { fanout: 100, deliveries: 5_000 };
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -38,6 +42,7 @@ export class BureauStack extends Stack {
   readonly signingKey: SigningKey;
   readonly api: BureauApi;
   readonly functions: ReadonlyMap<string, BureauFunction>;
+  readonly alarms: Alarms;
   /** CloudFront in front of the workspace app and the API, when the workspace function is deployed. */
   readonly workspace?: WorkspaceSite;
 
@@ -54,6 +59,7 @@ export class BureauStack extends Stack {
       ...(settings.accessLogRetentionDays ? { logRetention: settings.accessLogRetentionDays as RetentionDays } : {}),
     });
     const alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail ?? undefined });
+    this.alarms = alarms;
     const eventSources = new EventSources(this, 'EventSources', { tables: this.tables, queues: this.queues, alarms });
 
     const built = new Map<string, BureauFunction>();
@@ -84,11 +90,12 @@ export class BureauStack extends Stack {
       }
       for (const source of spec.eventSources ?? []) eventSources.connect(fn, source);
       for (const route of spec.routes) this.api.addRoute(route, fn);
-      alarms.watchFunction(fn);
+      alarms.watchFunction(fn, Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds));
       built.set(spec.id, fn);
     }
     this.functions = built;
     alarms.watchApi(this.api.stage);
+    alarms.watchDeliverySuccess();
 
     const workspaceFunction = built.get('workspace');
     if (workspaceFunction) {
@@ -118,7 +125,22 @@ export class BureauStack extends Stack {
         description: `Where ${queue.definition.id} messages go after their last attempt`,
       });
       alarms.watchDeadLetterQueue(`${queue.definition.id}Queue`, queue.deadLetterQueue, `A ${queue.definition.id} message`);
+      alarms.watchBacklog(
+        `${queue.definition.id}Queue`,
+        queue.queue,
+        BACKLOG_ALARM[queue.definition.id] ?? 1_000,
+        `${queue.definition.id} messages`,
+      );
     }
+    new ServiceDashboard(this, 'Dashboard', {
+      stage: this.api.stage,
+      functions: [...built.values()],
+      streamConsumer: [...built.values()].find((fn) =>
+        (props.functions ?? catalogue).find((spec) => spec.id === fn.node.id)?.eventSources?.some((source) => source.kind === 'stream'),
+      ),
+      queues: this.queues.all.map((queue) => ({ name: queue.definition.id, queue: queue.queue, deadLetters: queue.deadLetterQueue })),
+      alarms,
+    });
     new CfnOutput(this, outputIds.signingKeySecretArn, {
       value: this.signingKey.secret.secretArn,
       description: 'Secret holding the token signing keys',

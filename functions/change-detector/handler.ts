@@ -1,6 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { DynamoDBRecord, DynamoDBStreamHandler } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/observability/logger';
+import { BusinessMetric, count } from '../../shared/observability/metrics';
+import { observed } from '../../shared/observability/middleware';
 import { fanoutQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
@@ -20,6 +22,7 @@ async function detect(record: DynamoDBRecord): Promise<void> {
   const change = profileChangeOf(record);
   if (!change) return;
   const events = await detector.detect(change);
+  count(BusinessMetric.changeEventsDetected, events.length);
   if (events.length > 0) {
     logger.info('change events queued for fan-out', {
       company: `${change.after.jurisdiction}:${change.after.companyNumber}`,
@@ -29,4 +32,6 @@ async function detect(record: DynamoDBRecord): Promise<void> {
   }
 }
 
-export const handler: DynamoDBStreamHandler = (event, context) => processPartialResponse(event, detect, processor, { context });
+export const handler = observed<DynamoDBStreamEvent, DynamoDBBatchResponse>((event, context) =>
+  processPartialResponse(event, detect, processor, { context }),
+);

@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSHandler, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../../shared/observability/logger';
+import { observed } from '../../shared/observability/middleware';
 import { deliveriesQueue, fanoutQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
@@ -28,4 +29,4 @@ async function fan(record: SQSRecord): Promise<void> {
   logger.info('fan-out step done', { event: task.event.idempotencyKey, after: task.after, ...result });
 }
 
-export const handler: SQSHandler = (event, context) => processPartialResponse(event, fan, processor, { context });
+export const handler = observed<SQSEvent, SQSBatchResponse>((event, context) => processPartialResponse(event, fan, processor, { context }));

@@ -1,6 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSHandler, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../../shared/observability/logger';
+import { BusinessMetric, count } from '../../shared/observability/metrics';
+import { observed } from '../../shared/observability/middleware';
 import { deliveriesQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, delayRedelivery } from '../../shared/queues/sqs';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
@@ -44,7 +46,7 @@ function parse(record: SQSRecord): DeliveryMessage | undefined {
  * The batch is sent as a whole (one read, parallel POSTs, each logged as it ends), then Powertools
  * turns each record's outcome into the partial batch response.
  */
-export const handler: SQSHandler = async (event, context) => {
+export const handler = observed<SQSEvent, SQSBatchResponse>(async (event, context) => {
   const valid = event.Records.flatMap((record) => {
     const message = parse(record);
     return message ? [{ record, message }] : [];
@@ -78,5 +80,14 @@ export const handler: SQSHandler = async (event, context) => {
       throw new DeliveryPending('retries exhausted');
     }
   };
+  countOutcomes([...outcomes.values()].map(({ outcome }) => outcome));
   return processPartialResponse(event, settle, processor, { context, throwOnFullBatchFailure: false });
-};
+});
+
+/** Attempts that delivered and attempts that did not (of which some will be tried again): the delivery success rate's parts. */
+function countOutcomes(outcomes: readonly SendOutcome[]): void {
+  const of = (...kinds: SendOutcome['kind'][]) => outcomes.filter((outcome) => kinds.includes(outcome.kind)).length;
+  count(BusinessMetric.deliveriesSucceeded, of('delivered'));
+  count(BusinessMetric.deliveriesFailed, of('retry', 'exhausted', 'gone'));
+  count(BusinessMetric.deliveriesRetried, of('retry'));
+}

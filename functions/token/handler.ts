@@ -10,6 +10,7 @@ import type { KeySetSource } from '../../shared/auth/signing-keys';
 import { createTokenEndpoint } from '../../shared/auth/token-endpoint';
 import { TokenIssuer } from '../../shared/auth/tokens';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
+import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../../shared/observability/aws-clients';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 
 /**
@@ -22,7 +23,10 @@ const location = loadSigningKeyLocation();
 const keys: KeySetSource =
   location.kind === 'file'
     ? new FileKeySetSource(location.path)
-    : new SecretsManagerKeySetSource(new SecretsManagerClient({}), location.secretId);
+    : new SecretsManagerKeySetSource(
+        deployedClient(new SecretsManagerClient({ requestHandler: DEPLOYED_REQUEST_HANDLER })),
+        location.secretId,
+      );
 
 export const handler = lambdaHttpHandler(
   createTokenEndpoint({

@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -9,6 +9,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { BusinessMetric, METRICS_NAMESPACE } from '../../shared/observability/metrics';
 
 export interface AlarmsProps {
   /** Subscribed to the alarm topic when given. */
@@ -17,12 +18,34 @@ export interface AlarmsProps {
 
 const period = Duration.minutes(5);
 
+/** A metric the functions write as EMF (shared/observability/metrics.ts), summed over the period. */
+export const serviceMetric = (name: BusinessMetric, periodOverride = period) =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { service: 'bureau' },
+    statistic: 'Sum',
+    period: periodOverride,
+  });
+
+interface AlarmRule {
+  readonly threshold: number;
+  /** Breaching periods out of `evaluationPeriods` before it fires: one bad minute is not an incident. */
+  readonly datapointsToAlarm?: number;
+  readonly evaluationPeriods?: number;
+  readonly comparison?: ComparisonOperator;
+  readonly description: string;
+}
+
 /**
- * Operator alarms, published to one encrypted SNS topic. Any function error or API 5xx alarms: a
- * client can never cause a 5xx, so each one is a defect or an outage worth a look.
+ * Operator alarms, each with an alarm and an OK action to one encrypted SNS topic, so a notification
+ * always says when the trouble is over. Thresholds follow one rule: fire on what needs a person,
+ * at once where the event should never happen (a 5xx, a dead letter), after a sustained breach
+ * where a blip is normal (latency, throttles, a backlog, failing deliveries).
  */
 export class Alarms extends Construct {
   readonly topic: Topic;
+  readonly all: Alarm[] = [];
   private readonly action: SnsAction;
 
   constructor(scope: Construct, id: string, props: AlarmsProps = {}) {
@@ -35,45 +58,134 @@ export class Alarms extends Construct {
     this.action = new SnsAction(this.topic);
   }
 
-  watchFunction(fn: IFunction): void {
-    this.add(`${fn.node.id}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), `The ${fn.node.id} function failed`);
+  watchFunction(fn: IFunction, timeout: Duration): void {
+    const name = fn.node.id;
+    this.add(`${name}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), {
+      threshold: 1,
+      description: `The ${name} function failed an invocation (see its log group)`,
+    });
+    this.add(`${name}Throttles`, fn.metricThrottles({ period, statistic: 'Sum' }), {
+      threshold: 10,
+      datapointsToAlarm: 2,
+      evaluationPeriods: 3,
+      description: `The ${name} function was throttled 10 times or more in two of three 5-minute periods: the account's concurrency is short`,
+    });
+    this.add(`${name}NearTimeout`, fn.metricDuration({ period, statistic: 'p99' }), {
+      threshold: timeout.toMilliseconds() * 0.8,
+      datapointsToAlarm: 3,
+      evaluationPeriods: 3,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description: `The ${name} function's p99 duration has been above 80 % of its timeout for 15 minutes`,
+    });
   }
 
   /** A message parked in a dead-letter queue is a delivery or fan-out that needs an operator. */
   watchDeadLetterQueue(id: string, queue: IQueue, what: string): void {
-    this.add(
-      `${id}DeadLetters`,
-      queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
-      `${what} waits in a dead-letter queue: see docs/operations.md, "Redriving deliveries"`,
-    );
+    this.add(`${id}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }), {
+      threshold: 1,
+      description: `${what} waits in a dead-letter queue: see docs/operations.md, "Redriving deliveries"`,
+    });
+  }
+
+  /** Work that is ready and not being taken: the consumers are failing or too few. */
+  watchBacklog(id: string, queue: IQueue, maxVisible: number, what: string): void {
+    this.add(`${id}Backlog`, queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Minimum' }), {
+      threshold: maxVisible,
+      datapointsToAlarm: 3,
+      evaluationPeriods: 3,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description: `More than ${maxVisible} ${what} have waited for 15 minutes`,
+    });
   }
 
   /** Change events run late when the detector falls this far behind the companies stream. */
   watchStreamAge(fn: IFunction, maxAgeSeconds: number): void {
-    const alarm = new Alarm(this, `${fn.node.id}IteratorAge`, {
-      metric: fn.metric('IteratorAge', { period, statistic: 'Maximum' }),
+    this.add(`${fn.node.id}IteratorAge`, fn.metric('IteratorAge', { period, statistic: 'Maximum' }), {
       threshold: maxAgeSeconds * 1000,
       evaluationPeriods: 3,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: `The ${fn.node.id} function is more than ${maxAgeSeconds} s behind the companies stream`,
+      datapointsToAlarm: 3,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description: `The ${fn.node.id} function is more than ${maxAgeSeconds} s behind the companies stream`,
     });
-    alarm.addAlarmAction(this.action);
   }
 
   watchApi(stage: HttpStage): void {
-    this.add('Api5xx', stage.metricServerError({ period, statistic: 'Sum' }), 'The API answered with a 5xx status');
+    this.add('Api5xx', stage.metricServerError({ period, statistic: 'Sum' }), {
+      threshold: 1,
+      description: 'The API answered with a 5xx status: a client can never cause one, so each is a defect or an outage',
+    });
+    this.add('ApiLatency', stage.metricLatency({ period, statistic: 'p99' }), {
+      threshold: 2_000,
+      datapointsToAlarm: 3,
+      evaluationPeriods: 3,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description: 'The API p99 latency has been above 2 s for 15 minutes',
+    });
+    this.add(
+      'Api4xxShare',
+      new MathExpression({
+        expression: 'IF(requests >= 100, 100 * clientErrors / requests, 0)',
+        usingMetrics: {
+          requests: stage.metricCount({ period: Duration.minutes(15), statistic: 'Sum' }),
+          clientErrors: stage.metricClientError({ period: Duration.minutes(15), statistic: 'Sum' }),
+        },
+        period: Duration.minutes(15),
+        label: '4xx share of requests (%)',
+      }),
+      {
+        threshold: 50,
+        evaluationPeriods: 2,
+        datapointsToAlarm: 2,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        description:
+          'More than half of the API requests were refused (4xx) for 30 minutes: a client is broken, or a credential leaked and is being tried',
+      },
+    );
+    this.add('UnhandledErrors', serviceMetric(BusinessMetric.unhandledErrors), {
+      threshold: 1,
+      description:
+        'A function answered a request with a 500 after an exception no code path expected (see the "unhandled error" log lines)',
+    });
   }
 
-  private add(id: string, metric: Metric, description: string): void {
+  /** Attempts that reached the receiver and got a 2xx, among all attempts, over an hour with enough traffic to judge. */
+  watchDeliverySuccess(): MathExpression {
+    const rate = deliverySuccessRate(Duration.hours(1));
+    this.add('DeliverySuccessRate', rate, {
+      threshold: 90,
+      evaluationPeriods: 1,
+      comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+      description:
+        'Fewer than 90 % of webhook delivery attempts succeeded in the last hour (with 20 or more attempts): receivers are failing, or the sender is',
+    });
+    return rate;
+  }
+
+  private add(id: string, metric: IMetric, rule: AlarmRule): void {
     const alarm = new Alarm(this, id, {
       metric,
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      threshold: rule.threshold,
+      evaluationPeriods: rule.evaluationPeriods ?? 1,
+      datapointsToAlarm: rule.datapointsToAlarm ?? rule.evaluationPeriods ?? 1,
+      comparisonOperator: rule.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: description,
+      alarmDescription: rule.description,
     });
     alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    this.all.push(alarm);
   }
+}
+
+/** Delivery success in percent; 100 while there are fewer than 20 attempts to judge by. */
+export function deliverySuccessRate(over: Duration): MathExpression {
+  return new MathExpression({
+    expression: 'IF(succeeded + failed >= 20, 100 * succeeded / (succeeded + failed), 100)',
+    usingMetrics: {
+      succeeded: serviceMetric(BusinessMetric.deliveriesSucceeded, over),
+      failed: serviceMetric(BusinessMetric.deliveriesFailed, over),
+    },
+    period: over,
+    label: 'Delivery success (%)',
+  });
 }

@@ -164,6 +164,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_EC2_METADATA_DISABLED: 'true',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // No CloudWatch or X-Ray here: EMF lines would only clutter the console, and there is no daemon.
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_TRACE_ENABLED: 'false',
     };
     const settings = settingsFrom(environment);
     if (options.quiet && !settings.POWERTOOLS_LOG_LEVEL) settings.POWERTOOLS_LOG_LEVEL = 'WARN';

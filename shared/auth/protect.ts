@@ -1,6 +1,7 @@
 import { HttpError } from '../http/errors';
 import { problem } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
+import { logger } from '../observability/logger';
 import { authenticateBearer, type TokenCheck } from './bearer';
 import type { ClientLookup } from './client-registry';
 import { clientRateKey, type RateLimiter, rateLimitedHeaders, rateLimitHeaders } from './rate-limit';
@@ -50,6 +51,8 @@ export function protectedRoute(deps: ProtectionDeps, handle: ProtectedHandler, o
       if (error instanceof HttpError) return problem(error);
       throw error;
     }
+    // In every log line of the rest of this invocation (the logger middleware drops it afterwards).
+    logger.appendKeys({ clientId: principal.clientId });
     const client = await deps.clients.get(principal.clientId);
     const counted = deps.limiter.consume(clientRateKey(principal.clientId), client?.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute);
     const admitted = counted.then(

@@ -1,6 +1,7 @@
 import { HttpError } from '../http/errors';
 import { json, problem } from '../http/responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types';
+import { BusinessMetric, count } from '../observability/metrics';
 import { type ClientRegistry, isWellFormedClientId } from './client-registry';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error';
 import {
@@ -64,6 +65,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
    * its address, cut that client off.
    */
   async function refuse(request: TokenRequest, sourceIp: string): Promise<never> {
+    count(BusinessMetric.tokenFailures);
     const [byAddress, byId] = await Promise.all([
       deps.limiter.consume(ipFailureRateKey(sourceIp), deps.limits.failuresPerIpPerMinute),
       isWellFormedClientId(request.clientId)
@@ -115,6 +117,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): HttpHandler {
     }
 
     const token = await deps.issuer.issue(client.clientId, { notBefore: client.tokensNotBefore });
+    count(BusinessMetric.tokensIssued);
     return json(
       200,
       { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn },

@@ -1,6 +1,7 @@
 import type { ProtectedHandler } from '../auth/protect';
 import { badRequest, notFound } from '../http/errors';
 import { json } from '../http/responses';
+import { BusinessMetric, count } from '../observability/metrics';
 import { AmbiguousCompanyNumberError, InvalidCompanyNumberError, type ParsedCompanyNumber, parseCompanyNumber } from './numbers';
 import { CompanyNotFoundError, fetchAndWatch, type ProfileServiceDeps } from './profile-service';
 import { jurisdictionParam } from './request-params';
@@ -46,6 +47,7 @@ export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandle
       if (error instanceof CompanyNotFoundError) throw notFound('company_not_found', error.message, { jurisdiction, companyNumber });
       throw error;
     }
+    count(BusinessMetric.profileFetches);
     const headers = { etag: fetched.etag, 'cache-control': CACHE_CONTROL };
     if (ifNoneMatchMatches(request.headers['if-none-match'], fetched.etag)) return { status: 304, headers };
     return json(200, fetched.profile, headers);

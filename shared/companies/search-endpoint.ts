@@ -1,6 +1,7 @@
 import type { ProtectedHandler } from '../auth/protect';
 import { badRequest } from '../http/errors';
 import { json } from '../http/responses';
+import { BusinessMetric, count } from '../observability/metrics';
 import type { NameIndex } from './company-store';
 import { limitParam, requiredJurisdictionParam, singleParam } from './request-params';
 import { InvalidCursorError, QueryTooLongError, searchCompanies, UnsearchableQueryError } from './search';
@@ -36,6 +37,7 @@ export function createSearchEndpoint(deps: SearchEndpointDeps): ProtectedHandler
     const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');
     try {
       const page = await searchCompanies(deps.index, { q, jurisdiction, limit, cursor });
+      count(BusinessMetric.searches);
       return json(200, { items: page.items, nextCursor: page.nextCursor ?? null }, { 'cache-control': 'private, no-cache' });
     } catch (error) {
       if (error instanceof UnsearchableQueryError || error instanceof QueryTooLongError) {

@@ -1,6 +1,7 @@
-import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { logger } from '../observability/logger';
+import { BusinessMetric, count } from '../observability/metrics';
+import { observed } from '../observability/middleware';
 import { badRequest, HttpError } from './errors';
 import { MalformedQueryStringError, parseQueryString } from './query-string';
 import { internalError, problem } from './responses';
@@ -67,16 +68,16 @@ function requestOf(event: APIGatewayProxyEventV2): HttpRequest {
  * Client errors become their JSON body; anything else is logged and becomes a bare 500.
  */
 export function lambdaHttpHandler(handle: HttpHandler): ApiGatewayHandler {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>().handler(async (event) => {
-    logger.appendKeys({ requestId: event.requestContext.requestId });
+  return observed<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event) => {
+    logger.appendKeys({ apiRequestId: event.requestContext.requestId, routeKey: event.requestContext.routeKey });
     try {
       return toApiGatewayResult(await handle(requestOf(event)));
     } catch (error) {
       if (error instanceof HttpError) return toApiGatewayResult(problem(error));
+      // Answered with a bare 500, so Lambda sees no error: the metric is what the alarm watches.
+      count(BusinessMetric.unhandledErrors);
       logger.error('unhandled error', { error: error as Error, method: event.requestContext.http.method, path: event.rawPath });
       return toApiGatewayResult(internalError());
-    } finally {
-      logger.removeKeys(['requestId']);
     }
   });
 }

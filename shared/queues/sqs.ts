@@ -5,15 +5,16 @@ import {
   SQSClient,
   type SQSClientConfig,
 } from '@aws-sdk/client-sqs';
+import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
 
 /** SQS_ENDPOINT points the SDK at the local emulator, whose queue URL host names do not resolve. */
 export function createSqsClient(env: NodeJS.ProcessEnv = process.env): SQSClient {
-  const config: SQSClientConfig = {};
-  if (env.SQS_ENDPOINT) {
-    config.endpoint = env.SQS_ENDPOINT;
-    config.region = env.AWS_REGION ?? 'eu-west-2';
-    config.credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' };
-  }
+  if (!env.SQS_ENDPOINT) return deployedClient(new SQSClient({ requestHandler: DEPLOYED_REQUEST_HANDLER }));
+  const config: SQSClientConfig = {
+    endpoint: env.SQS_ENDPOINT,
+    region: env.AWS_REGION ?? 'eu-west-2',
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+  };
   return new SQSClient(config);
 }
 

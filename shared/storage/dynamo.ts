@@ -1,19 +1,17 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
 
 /**
  * DYNAMODB_ENDPOINT points the SDK at DynamoDB Local; unset on AWS, where the SDK's defaults apply.
  */
 export function createDynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClient {
-  const config: DynamoDBClientConfig = {};
-  if (env.DYNAMODB_ENDPOINT) {
-    config.endpoint = env.DYNAMODB_ENDPOINT;
-    config.region = env.AWS_REGION ?? 'eu-west-2';
-    config.credentials = {
-      accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local',
-      secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local',
-    };
-  }
+  if (!env.DYNAMODB_ENDPOINT) return deployedClient(new DynamoDBClient({ requestHandler: DEPLOYED_REQUEST_HANDLER }));
+  const config: DynamoDBClientConfig = {
+    endpoint: env.DYNAMODB_ENDPOINT,
+    region: env.AWS_REGION ?? 'eu-west-2',
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+  };
   return new DynamoDBClient(config);
 }
 

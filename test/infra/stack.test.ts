@@ -337,19 +337,52 @@ describe('BureauStack', () => {
     });
   });
 
-  it('alarms on errors of every function, API 5xx, dead letters and stream lag, through an encrypted topic', () => {
-    const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm'));
-    const deadLetterQueues = allQueues.length + 1;
-    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(
-      [
-        ...catalogue.map(() => 'Errors'),
-        '5xx',
-        'IteratorAge',
-        ...Array(deadLetterQueues).fill('ApproximateNumberOfMessagesVisible'),
-      ].sort(),
-    );
-    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toHaveLength(1);
+  it('alarms on each function, the API, the stream, the queues and delivery success, each notifying when it starts and when it ends', () => {
+    const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Loose }>;
+    const named = (metric: string) => alarms.filter((alarm) => alarm.Properties.MetricName === metric);
+    const topic = { Ref: synth.logicalId(synth.stack.alarms.topic) };
+
+    // Every function: errors at once, throttles and a p99 near its timeout when sustained.
+    expect(named('Errors')).toHaveLength(catalogue.length);
+    expect(named('Throttles')).toHaveLength(catalogue.length);
+    expect(named('Duration').map((alarm) => alarm.Properties.ExtendedStatistic)).toEqual(catalogue.map(() => 'p99'));
+    // The API: any 5xx, and p99 latency over 2 s for 15 minutes.
+    expect(named('5xx')[0]?.Properties.Threshold).toBe(1);
+    expect(named('Latency')[0]?.Properties).toMatchObject({ Threshold: 2000, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
+    // The stream, each dead-letter queue (and the stream's failure queue) and each queue's backlog.
+    expect(named('IteratorAge')).toHaveLength(1);
+    expect(named('ApproximateNumberOfMessagesVisible')).toHaveLength(2 * allQueues.length + 1);
+    // The functions' own metrics: unhandled errors, and delivery success as metric math.
+    expect(named('UnhandledErrors')[0]?.Properties).toMatchObject({ Namespace: 'Bureau', Threshold: 1 });
+    const success = alarms.find((alarm) => JSON.stringify(alarm.Properties.Metrics ?? []).includes('DeliveriesSucceeded'));
+    expect(success?.Properties).toMatchObject({ Threshold: 90, ComparisonOperator: 'LessThanThreshold' });
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([topic]);
+      expect(alarm.Properties.OKActions).toEqual([topic]);
+    }
     synth.template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+  });
+
+  it('draws one dashboard of the whole service: API, functions, stream, queues, dead letters, deliveries and the alarms', () => {
+    const dashboards = Object.values(synth.template.findResources('AWS::CloudWatch::Dashboard')) as Array<{ Properties: Loose }>;
+    const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
+
+    expect(dashboards).toHaveLength(1);
+    for (const title of [
+      'API requests',
+      'API latency (ms)',
+      'API 4xx and 5xx',
+      'Function errors',
+      'Function throttles',
+      'Function duration p99 (ms)',
+      'Companies stream: iterator age (ms)',
+      'Queues: ready messages and oldest age (s)',
+      'Dead-letter queues',
+      'Delivery success, last hour',
+      'Alarms',
+    ]) {
+      expect(body, title).toContain(title);
+    }
   });
 
   it('builds each queue and its dead-letter queue from the shared definition: encrypted, SSL-only, kept past the retry schedule', () => {

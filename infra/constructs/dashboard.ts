@@ -1,0 +1,108 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { AlarmStatusWidget, Dashboard, GraphWidget, type IWidget, SingleValueWidget, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { BusinessMetric } from '../../shared/observability/metrics';
+import { type Alarms, deliverySuccessRate, serviceMetric } from './alarms';
+
+export interface ServiceDashboardProps {
+  readonly stage: HttpStage;
+  readonly functions: readonly IFunction[];
+  /** The function on the companies stream. */
+  readonly streamConsumer?: IFunction;
+  readonly queues: ReadonlyArray<{ readonly name: string; readonly queue: IQueue; readonly deadLetters: IQueue }>;
+  readonly alarms: Alarms;
+}
+
+const period = Duration.minutes(5);
+const WIDTH = 8;
+
+/** One CloudWatch dashboard for the whole service, top to bottom in the order an incident is read. */
+export class ServiceDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
+    super(scope, id);
+    const { stage, functions, queues } = props;
+    const perFunction = (label: string, metric: (fn: IFunction) => ReturnType<IFunction['metricErrors']>): GraphWidget =>
+      new GraphWidget({ title: label, width: WIDTH, left: functions.map(metric) });
+    const widgets: IWidget[][] = [
+      [
+        new TextWidget({
+          markdown:
+            '# Bureau\nAlarms go to the SNS topic in the stack outputs. What each means and what to do: docs/operations.md, "Alarms".',
+          width: 24,
+          height: 2,
+        }),
+      ],
+      [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms.all, width: 24, height: 4 })],
+      [
+        new GraphWidget({ title: 'API requests', width: WIDTH, left: [stage.metricCount({ period, statistic: 'Sum' })] }),
+        new GraphWidget({
+          title: 'API latency (ms)',
+          width: WIDTH,
+          left: [stage.metricLatency({ period, statistic: 'p50' }), stage.metricLatency({ period, statistic: 'p99' })],
+        }),
+        new GraphWidget({
+          title: 'API 4xx and 5xx',
+          width: WIDTH,
+          left: [stage.metricClientError({ period, statistic: 'Sum' }), stage.metricServerError({ period, statistic: 'Sum' })],
+        }),
+      ],
+      [
+        perFunction('Function errors', (fn) => fn.metricErrors({ period, statistic: 'Sum', label: fn.node.id })),
+        perFunction('Function throttles', (fn) => fn.metricThrottles({ period, statistic: 'Sum', label: fn.node.id })),
+        perFunction('Function duration p99 (ms)', (fn) => fn.metricDuration({ period, statistic: 'p99', label: fn.node.id })),
+      ],
+      [
+        new GraphWidget({
+          title: 'Companies stream: iterator age (ms)',
+          width: WIDTH,
+          left: props.streamConsumer ? [props.streamConsumer.metric('IteratorAge', { period, statistic: 'Maximum' })] : [],
+        }),
+        new GraphWidget({
+          title: 'Queues: ready messages and oldest age (s)',
+          width: WIDTH,
+          left: queues.map(({ name, queue }) =>
+            queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum', label: `${name} ready` }),
+          ),
+          right: queues.map(({ name, queue }) =>
+            queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum', label: `${name} oldest` }),
+          ),
+        }),
+        new GraphWidget({
+          title: 'Dead-letter queues',
+          width: WIDTH,
+          left: queues.map(({ name, deadLetters }) =>
+            deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum', label: `${name} DLQ` }),
+          ),
+        }),
+      ],
+      [
+        new SingleValueWidget({ title: 'Delivery success, last hour', width: WIDTH, metrics: [deliverySuccessRate(Duration.hours(1))] }),
+        new GraphWidget({
+          title: 'Deliveries',
+          width: WIDTH,
+          left: [BusinessMetric.deliveriesSucceeded, BusinessMetric.deliveriesFailed, BusinessMetric.deliveriesRetried].map((name) =>
+            serviceMetric(name),
+          ),
+        }),
+        new GraphWidget({
+          title: 'Use of the service',
+          width: WIDTH,
+          left: [
+            BusinessMetric.tokensIssued,
+            BusinessMetric.tokenFailures,
+            BusinessMetric.searches,
+            BusinessMetric.profileFetches,
+            BusinessMetric.changeEventsDetected,
+            BusinessMetric.unhandledErrors,
+          ].map((name) => serviceMetric(name)),
+        }),
+      ],
+    ];
+    this.dashboard = new Dashboard(this, 'Dashboard', { widgets, defaultInterval: Duration.hours(3) });
+  }
+}

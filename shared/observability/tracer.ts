@@ -1,0 +1,7 @@
+import { Tracer } from '@aws-lambda-powertools/tracer';
+
+/**
+ * X-Ray tracing: the handler as a segment, each AWS SDK call as a subsegment. Active only on Lambda
+ * (the stack turns tracing on); the local runtime sets POWERTOOLS_TRACE_ENABLED=false.
+ */
+export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'bureau' });
