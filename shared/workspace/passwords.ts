@@ -1,7 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 /**
  * People's passwords, unlike client secrets, are chosen by people: they are hashed with scrypt, a
@@ -42,16 +41,23 @@ export async function verifyPassword(password: string, hash: string | undefined)
   return timingSafeEqual(actual, expected) && hash !== undefined;
 }
 
-const strength = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
+/** Built on first use: the dictionaries take a while to load, and only setting a password needs them. */
+let strength: Promise<ZxcvbnFactory> | undefined;
+function strengthEstimator(): Promise<ZxcvbnFactory> {
+  strength ??= Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common')]).then(
+    ([core, common]) => new core.ZxcvbnFactory({ dictionary: common.dictionary, graphs: common.adjacencyGraphs }),
+  );
+  return strength;
+}
 
 /**
  * Why a new password is refused, or undefined when it is good enough: long enough, not too long to
  * hash, and not guessable from common passwords, names, sequences or keyboard patterns (zxcvbn).
  */
-export function passwordProblem(password: string, context: readonly string[]): string | undefined {
+export async function passwordProblem(password: string, context: readonly string[]): Promise<string | undefined> {
   const length = Array.from(password).length;
   if (length < MIN_PASSWORD_LENGTH) return `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (length > MAX_PASSWORD_LENGTH) return `Use at most ${MAX_PASSWORD_LENGTH} characters.`;
-  if (strength.check(password, [...context]).score >= MIN_STRENGTH) return undefined;
+  if ((await strengthEstimator()).check(password, [...context]).score >= MIN_STRENGTH) return undefined;
   return 'This password is too easy to guess (a common password or a pattern); a few unrelated words make a strong one.';
 }

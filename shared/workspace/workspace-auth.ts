@@ -80,7 +80,7 @@ export class WorkspaceAuth {
 
   /** Spends a one-time link: the person chooses a password and is signed in. */
   async acceptInvitation(token: string, password: string): Promise<SignedIn> {
-    const problem = passwordProblem(password, ['bureau', 'workspace']);
+    const problem = await passwordProblem(password, ['bureau', 'workspace']);
     if (problem) throw new WeakPasswordError(problem);
     const person = await this.store.redeem(token, await hashPassword(password));
     return this.startSession(person);
