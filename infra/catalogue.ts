@@ -130,6 +130,8 @@ export const functions: readonly FunctionSpec[] = [
     tables: [{ table: clientsTable, access: 'write', writeKeyPrefixes: [SIGNING_KEYS_PK] }],
     signingKey: 'rotate',
     timeoutSeconds: 30,
+    // Never starved by a burst of traffic elsewhere in the account: a rotation that cannot run leaves the key unrotated.
+    reservedConcurrency: 1,
   },
   {
     id: 'search',

@@ -94,6 +94,7 @@ export class BureauStack extends Stack {
       built.set(spec.id, fn);
     }
     this.functions = built;
+    this.signingKey.fenceOff(settings.signingKeyAdministrators ?? []);
     alarms.watchApi(this.api.stage);
     alarms.watchDeliverySuccess();
 

@@ -18,6 +18,8 @@ export interface StageSettings {
   readonly functionLogRetentionDays: number;
   readonly accessLogRetentionDays: number;
   readonly signingKeyRotationDays: number;
+  /** IAM role ARNs that may read and replace the signing keys (for `bureau keys revoke`); no one else but the functions can. */
+  readonly signingKeyAdministrators: readonly string[];
 }
 
 export class StageSettingsError extends Error {
@@ -75,5 +77,16 @@ export function stageSettings(stage: string, source: string = readFileSync(STAGE
     functionLogRetentionDays: retention('functionLogRetentionDays'),
     accessLogRetentionDays: retention('accessLogRetentionDays'),
     signingKeyRotationDays: whole('signingKeyRotationDays', settings.signingKeyRotationDays, 1, 365),
+    signingKeyAdministrators: roleArns('signingKeyAdministrators', settings.signingKeyAdministrators, where),
   };
+}
+
+function roleArns(field: string, value: unknown, where: (field: string) => string): string[] {
+  if (
+    !Array.isArray(value) ||
+    value.some((arn) => typeof arn !== 'string' || !/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(arn))
+  ) {
+    throw new StageSettingsError(`${where(field)} must be a list of IAM role ARNs (arn:aws:iam::<account>:role/<name>)`);
+  }
+  return value as string[];
 }

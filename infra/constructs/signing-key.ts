@@ -1,4 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import { Effect, PolicyStatement, StarPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -21,6 +22,8 @@ export class SigningKey extends Construct {
   readonly key: Key;
   readonly secret: Secret;
   private readonly rotateEvery: Duration;
+  /** Roles that read the private keys: the signing and rotating functions'. */
+  private readonly readers: string[] = [];
 
   constructor(scope: Construct, id: string, props: SigningKeyProps = {}) {
     super(scope, id);
@@ -38,7 +41,27 @@ export class SigningKey extends Construct {
   /** Lets the function read the private keys to sign tokens (GetSecretValue and Decrypt through Secrets Manager). */
   grantSign(fn: BureauFunction): void {
     this.secret.grantRead(fn);
+    this.readers.push(fn.executionRole.roleArn);
     fn.addEnvironment(SIGNING_KEY_SECRET_ENV, this.secret.secretArn);
+  }
+
+  /**
+   * A resource policy that refuses the private keys to every principal but the signing and rotating
+   * functions and the administrators named in the stage (who run `bureau keys revoke`): an IAM
+   * administrator with secretsmanager:GetSecretValue on * can no longer read them. Call once every
+   * function is bound.
+   */
+  fenceOff(administratorRoleArns: readonly string[]): void {
+    this.secret.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'OnlyTheSigningFunctionsAndKeyAdministrators',
+        effect: Effect.DENY,
+        principals: [new StarPrincipal()],
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue', 'secretsmanager:UpdateSecretVersionStage'],
+        resources: ['*'],
+        conditions: { StringNotEquals: { 'aws:PrincipalArn': [...this.readers, ...administratorRoleArns] } },
+      }),
+    );
   }
 
   /**
@@ -51,6 +74,7 @@ export class SigningKey extends Construct {
       automaticallyAfter: this.rotateEvery,
       rotateImmediatelyOnUpdate: true,
     });
+    this.readers.push(fn.executionRole.roleArn);
     fn.addEnvironment(SIGNING_KEY_SECRET_ENV, this.secret.secretArn);
     Validations.of(fn.executionRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

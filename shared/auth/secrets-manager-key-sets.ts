@@ -8,13 +8,19 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { ExpiringPromises } from '../cache/expiring-promises';
+import { logger } from '../observability/logger';
 import { type Clock, systemClock } from './clock';
 import { InvalidKeySetError, type KeySet, type KeySetSource, type KeySetVault, parseKeySet } from './signing-keys';
 import { KEY_SET_CACHE_SECONDS } from './token-policy';
 
-/** The AWSCURRENT key set from Secrets Manager, re-read every few minutes to pick up rotations. */
+/**
+ * The AWSCURRENT key set from Secrets Manager, re-read every few minutes to pick up rotations. When
+ * Secrets Manager cannot be read, the last key set read keeps signing (for another cache period, then
+ * it tries again): a short outage of Secrets Manager must not turn every token request into a 500.
+ */
 export class SecretsManagerKeySetSource implements KeySetSource {
   private readonly cached: ExpiringPromises<'keySet', KeySet>;
+  private lastGood?: KeySet;
 
   constructor(
     private readonly client: SecretsManagerClient,
@@ -29,9 +35,16 @@ export class SecretsManagerKeySetSource implements KeySetSource {
   }
 
   private async fetch(): Promise<KeySet> {
-    const secret = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
-    if (!secret.SecretString) throw new InvalidKeySetError('the secret has no string value');
-    return parseKeySet(secret.SecretString);
+    try {
+      const secret = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
+      if (!secret.SecretString) throw new InvalidKeySetError('the secret has no string value');
+      this.lastGood = parseKeySet(secret.SecretString);
+      return this.lastGood;
+    } catch (error) {
+      if (!this.lastGood) throw error;
+      logger.warn('signing key set could not be read; signing with the last one read', { errorName: (error as Error)?.name });
+      return this.lastGood;
+    }
   }
 }
 

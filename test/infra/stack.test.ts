@@ -317,6 +317,27 @@ describe('BureauStack', () => {
     }
   });
 
+  it('refuses the signing keys to every principal but the signing and rotating functions and the named key administrators', () => {
+    const admin = 'arn:aws:iam::123456789012:role/BureauKeyAdmin';
+    const fenced = synthesize({ settings: { signingKeyAdministrators: [admin] } });
+    const policy = Object.values(fenced.template.findResources('AWS::SecretsManager::ResourcePolicy'))[0] as { Properties: Loose };
+    const deny = policy.Properties.ResourcePolicy.Statement.find(
+      (statement: Loose) => statement.Sid === 'OnlyTheSigningFunctionsAndKeyAdministrators',
+    );
+    const roleArn = (fn: string) => ({ 'Fn::GetAtt': [fenced.roleId(fn), 'Arn'] });
+
+    expect(deny).toMatchObject({ Effect: 'Deny', Principal: '*' });
+    expect(deny.Action).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']));
+    expect(deny.Condition.StringNotEquals['aws:PrincipalArn']).toEqual([roleArn('token'), roleArn('keyRotation'), admin]);
+  });
+
+  it('reserves concurrency for the key rotation, so it always runs', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: catalogue.find((spec) => spec.id === 'keyRotation')?.description,
+      ReservedConcurrentExecutions: 1,
+    });
+  });
+
   it('encrypts the signing key with its own rotating KMS key', () => {
     const keyId = synth.logicalId(synth.stack.signingKey.key);
     synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });

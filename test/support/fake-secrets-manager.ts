@@ -50,8 +50,12 @@ export class FakeSecretsManager {
     return [...this.versions.values()].find((version) => version.stages.has(stage))?.value;
   }
 
+  /** While set, every call fails as an unreachable endpoint does. */
+  unreachable = false;
+
   async send(command: unknown): Promise<unknown> {
     this.calls.push((command as object).constructor.name);
+    if (this.unreachable) throw Object.assign(new Error('connect ETIMEDOUT'), { name: 'TimeoutError' });
     if (command instanceof DescribeSecretCommand) return this.describe(command);
     if (command instanceof GetSecretValueCommand) return this.getValue(command);
     if (command instanceof PutSecretValueCommand) return this.putValue(command);

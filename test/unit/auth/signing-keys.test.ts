@@ -181,6 +181,27 @@ describe('the key set in Secrets Manager', () => {
     expect(secrets.calls.filter((call) => call === 'GetSecretValueCommand')).toHaveLength(2);
   });
 
+  it('keeps signing with the last key set read while Secrets Manager cannot be reached, and reads again after', async () => {
+    const secrets = new FakeSecretsManager('arn:keys');
+    const first = await rotateKeySet(undefined);
+    secrets.seed('v1', JSON.stringify(first), ['AWSCURRENT']);
+    const clock = manualClock();
+    const source = new SecretsManagerKeySetSource(secrets.client, 'arn:keys', { cacheSeconds: 300, clock });
+    await source.get();
+
+    secrets.unreachable = true;
+    clock.advance(300);
+    const duringOutage = await source.get();
+    secrets.unreachable = false;
+    const second = await rotateKeySet(first);
+    secrets.seed('v2', JSON.stringify(second), ['AWSCURRENT']);
+    clock.advance(300);
+    const after = await source.get();
+
+    expect(duringOutage).toEqual(first);
+    expect(after).toEqual(second);
+  });
+
   it('is read again after a failed read instead of caching the failure', async () => {
     const secrets = new FakeSecretsManager('arn:keys');
     const source = new SecretsManagerKeySetSource(secrets.client, 'arn:keys');

@@ -10,6 +10,7 @@ const valid = {
   functionLogRetentionDays: 14,
   accessLogRetentionDays: 90,
   signingKeyRotationDays: 30,
+  signingKeyAdministrators: ['arn:aws:iam::123456789012:role/BureauKeyAdmin'],
 };
 const file = (overrides: Record<string, unknown>) => JSON.stringify({ test: { ...valid, ...overrides } });
 
@@ -29,6 +30,11 @@ describe('stage settings', () => {
     ['a throttle of zero', { apiThrottle: { rateLimit: 0, burstLimit: 1 } }, 'test.apiThrottle.rateLimit'],
     ['an alarm address that is none', { alarmEmail: 'ops' }, 'test.alarmEmail'],
     ['a stack name CloudFormation refuses', { stackName: '1bureau' }, 'test.stackName'],
+    [
+      'a key administrator that is no role',
+      { signingKeyAdministrators: ['arn:aws:iam::123456789012:user/alice'] },
+      'test.signingKeyAdministrators',
+    ],
   ])('refuses %s, naming the field', (_case, overrides, field) => {
     expect(() => stageSettings('test', file(overrides))).toThrow(StageSettingsError);
     expect(() => stageSettings('test', file(overrides))).toThrow(field);
