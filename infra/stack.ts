@@ -133,7 +133,7 @@ export class BureauStack extends Stack {
         `${queue.definition.id} messages`,
       );
     }
-    new ServiceDashboard(this, 'Dashboard', {
+    const dashboard = new ServiceDashboard(this, 'Dashboard', {
       stage: this.api.stage,
       functions: [...built.values()],
       streamConsumer: [...built.values()].find((fn) =>
@@ -147,5 +147,9 @@ export class BureauStack extends Stack {
       description: 'Secret holding the token signing keys',
     });
     new CfnOutput(this, outputIds.alarmTopicArn, { value: alarms.topic.topicArn, description: 'Subscribe here to receive alarms' });
+    new CfnOutput(this, outputIds.dashboardUrl, {
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboard.dashboard.dashboardName}`,
+      description: 'The service dashboard in the CloudWatch console',
+    });
   }
 }

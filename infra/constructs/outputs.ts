@@ -9,6 +9,7 @@ export const outputIds = {
   signingKeySecretArn: 'SigningKeySecretArn',
   alarmTopicArn: 'AlarmTopicArn',
   workspaceUrl: 'WorkspaceUrl',
+  dashboardUrl: 'DashboardUrl',
   /** ClientsTableName, CompaniesTableName, …: one per table definition. */
   tableName: (tableId: string) => `${capitalized(tableId)}TableName`,
   /** DeliveriesQueueUrl, FanoutQueueUrl: one per queue definition. */

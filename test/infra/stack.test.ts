@@ -499,6 +499,7 @@ describe('BureauStack', () => {
         'SigningKeySecretArn',
         'WorkspaceTableName',
         'WorkspaceUrl',
+        'DashboardUrl',
       ]),
     );
     expect(outputs.ClientsTableName.Value).toEqual({ Ref: synth.logicalId(synth.stack.tables.of(allTables[0] as never)) });
