@@ -4,6 +4,7 @@ import { UnknownSigningKeyError } from '../../shared/auth/signing-keys';
 import { DeliveryNotFoundError, InvalidAttemptCursorError } from '../../shared/webhooks/delivery-log';
 import { SubscriptionLimitError, SubscriptionNotFoundError } from '../../shared/webhooks/subscription';
 import { InvalidSubscriptionError, NothingToChangeError } from '../../shared/webhooks/subscriptions';
+import { EmailTakenError } from '../../shared/workspace/people';
 import { JavaCompilerMissingError, JavaMissingError } from '../local/dynamodb-local';
 import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
@@ -12,6 +13,7 @@ import { registerDeliveryCommands, registerWebhookCommands } from './commands/we
 import { registerWorkspaceCommands } from './commands/workspace';
 import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
 import { resolveTarget, TargetError } from './target';
+import { UsageError } from './usage-error';
 
 export interface CliDependencies {
   readonly io: CliIo;
@@ -77,7 +79,9 @@ function exitCodeOf(error: unknown, io: CliIo, env: NodeJS.ProcessEnv): number {
     error instanceof SubscriptionNotFoundError ||
     error instanceof SubscriptionLimitError ||
     error instanceof DeliveryNotFoundError ||
-    error instanceof InvalidAttemptCursorError
+    error instanceof InvalidAttemptCursorError ||
+    error instanceof EmailTakenError ||
+    error instanceof UsageError
   ) {
     io.err(`error: ${message}`);
     return exitCodes.usage;

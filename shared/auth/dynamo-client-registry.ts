@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { CLIENT_LIST_INDEX } from '../storage/tables';
 import {
@@ -189,6 +189,12 @@ export class DynamoClientRegistry implements ClientRegistry {
     // Always compare, even for an unknown or disabled client, so timing reveals neither.
     const matched = secretMatchesAny(secret, hashes);
     return matched && item?.status === 'active' ? toRecord(item) : undefined;
+  }
+
+  /** Deletes the client record: its id and secrets stop existing. Its data goes first (see client-removal). */
+  async remove(clientId: string): Promise<void> {
+    if (!isWellFormedClientId(clientId)) return;
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: clientKey(clientId) }));
   }
 
   private async setStatus(clientId: string, status: ClientStatus): Promise<ClientRecord> {

@@ -116,6 +116,11 @@ export class DynamoWatchStore implements WatchStore, WatcherLookup {
     }
   }
 
+  /** Removes the watch whatever its history: the client is leaving. */
+  async removeWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: watchKey(clientId, jurisdiction, companyNumber) }));
+  }
+
   async listWatches(clientId: string, options: ListWatchesOptions): Promise<WatchPage> {
     const startAfter = options.cursor === undefined ? undefined : companyKeyOf(options.cursor);
     const result = await this.doc.send(

@@ -205,6 +205,10 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       const cookieValue = sessionCookieOf(request, deps.cookies);
       const current = await deps.auth.current(cookieValue);
       if (!current || cookieValue === undefined) throw new HttpError(401, 'not_signed_in', 'Sign in to the workspace first.');
+      // A client that has been removed leaves its people nothing to manage (its record is cached briefly).
+      if (!(await deps.clients.get(current.person.clientId))) {
+        throw new HttpError(403, 'client_removed', 'The client this workspace belongs to has been removed.');
+      }
       if (changesState(request)) assertCsrfToken(request, current.session.csrfToken);
       return await signedIn(request, route, { ...current, cookieValue });
     } catch (error) {

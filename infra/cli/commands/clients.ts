@@ -1,9 +1,13 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { ClientRecord } from '../../../shared/auth/client-registry';
+import { removeClient } from '../../../shared/auth/client-removal';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
+import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
+import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import type { CliContext } from '../context';
 import { formatDuration, parseDuration } from '../duration';
 import { formatTable } from '../format';
+import { UsageError } from '../usage-error';
 
 function graceOption(text: string): number {
   try {
@@ -44,6 +48,7 @@ Examples:
   $ bureau clients rotate-secret cli_0123456789abcdef --grace 24h   # planned: the client switches within a day
   $ bureau clients rotate-secret cli_0123456789abcdef --grace 0     # leaked: the old secret stops now
   $ bureau clients disable cli_0123456789abcdef
+  $ bureau clients remove cli_0123456789abcdef --yes      # a client that has left: its subscriptions and watches go too
   $ bureau --stack Bureau --region eu-west-2 clients list --json`,
     );
 
@@ -146,4 +151,32 @@ Examples:
         }
       });
   }
+
+  clients
+    .command('remove')
+    .description('remove a client that has left: disable it, delete its webhook subscriptions and watches, then the client')
+    .argument('<clientId>', 'the client')
+    .option('--yes', 'confirm: nothing of the client can be restored afterwards')
+    .option('--json', 'print JSON')
+    .action(async (clientId: string, options: { yes?: boolean; json?: boolean }) => {
+      if (!options.yes) {
+        throw new UsageError(`this deletes ${clientId} with its subscriptions and watches for good; add --yes to go ahead`);
+      }
+      const target = await context.target();
+      const registry = new DynamoClientRegistry(target.doc, target.tables.clients);
+      if (!(await registry.get(clientId))) context.io.err(`There is no client ${clientId}; finishing any removal left half done.`);
+      const removed = await removeClient(
+        {
+          registry,
+          subscriptions: new DynamoSubscriptionStore(target.doc, target.tables.webhooks),
+          watches: new DynamoWatchStore(target.doc, target.tables.watches),
+        },
+        clientId,
+      );
+      if (options.json) context.io.out(JSON.stringify({ clientId, ...removed }, null, 2));
+      else
+        context.io.out(
+          `Removed client ${clientId}: ${removed.subscriptionsRemoved} webhook subscriptions and ${removed.watchesRemoved} watches deleted.`,
+        );
+    });
 }

@@ -316,6 +316,17 @@ describe("a person acts only on their own client's data", () => {
     expect(badNumber.status).toBe(400);
   });
 
+  it('closes the workspace of a client that has been removed', async () => {
+    const registry = new DynamoClientRegistry(tables.doc, tables.names.clients as string);
+    const { clientId } = (await registry.create({ name: 'Leaving Ltd' })).client;
+    const carol = await signedInPerson(clientId, 'carol@leaving.example');
+
+    await registry.remove(clientId);
+    const answer = await send(carol, 'GET', 'webhooks');
+
+    expect([answer.status, bodyOf(answer).error]).toEqual([403, 'client_removed']);
+  });
+
   it('counts deliveries per day for the chart, every one of the last 30 days present', async () => {
     const alice = await signedInPerson(clientA, 'chart@acme.example');
     const id = bodyOf(await send(alice, 'POST', 'webhooks', { name: 'Chart', url: 'https://hooks.example.com/c' })).id as string;
