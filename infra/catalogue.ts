@@ -64,10 +64,26 @@ export type EventSourceSpec =
       readonly maxConcurrency: number;
     };
 
+/**
+ * Who may call a route and where that is checked. Every route is open at the gateway (no API Gateway
+ * authorizer) because each function checks its callers itself; each route says how, so none can be
+ * added without a decision (the stack's cdk-nag acknowledgement is made per route from this).
+ */
+export type RouteAccess =
+  /** Client id and secret, checked by the token function. */
+  | 'client-credentials'
+  /** A bearer JWT, verified in the function with the client's status and rate limit. */
+  | 'bearer'
+  /** A workspace session cookie (or a sign-in, which starts one), checked in the function. */
+  | 'workspace-session'
+  /** Public by design: the JWKS that verifies tokens. */
+  | 'public';
+
 export interface RouteSpec {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway route syntax, e.g. /v1/profile/{companyNumber}. */
   readonly path: string;
+  readonly access: RouteAccess;
   /**
    * A tighter gateway throttle for this route than the stage's (requests per second, burst), where
    * each call is costly by design: a password hash. The function still counts per person and address.
@@ -116,8 +132,8 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/token/handler.ts',
     description: 'OAuth 2.0 client-credentials token endpoint and the public JWKS',
     routes: [
-      { method: 'POST', path: '/v1/oauth/token' },
-      { method: 'GET', path: '/v1/.well-known/jwks.json' },
+      { method: 'POST', path: '/v1/oauth/token', access: 'client-credentials' },
+      { method: 'GET', path: '/v1/.well-known/jwks.json', access: 'public' },
     ],
     tables: [clientsRead, bearerProtected],
     signingKey: 'sign',
@@ -137,14 +153,14 @@ export const functions: readonly FunctionSpec[] = [
     id: 'search',
     entry: 'functions/search/handler.ts',
     description: 'Company name search over the name index in the companies table',
-    routes: [{ method: 'GET', path: '/v1/search' }],
+    routes: [{ method: 'GET', path: '/v1/search', access: 'bearer' }],
     tables: [clientsRead, bearerProtected, { table: companiesTable, access: 'read' }],
   },
   {
     id: 'profile',
     entry: 'functions/profile/handler.ts',
     description: "Company profile by number; records the caller's watch of the company",
-    routes: [{ method: 'GET', path: '/v1/profile/{companyNumber}' }],
+    routes: [{ method: 'GET', path: '/v1/profile/{companyNumber}', access: 'bearer' }],
     tables: [
       clientsRead,
       bearerProtected,
@@ -157,7 +173,7 @@ export const functions: readonly FunctionSpec[] = [
     id: 'watches',
     entry: 'functions/watches/handler.ts',
     description: 'Lists the companies the caller watches (its profile fetches)',
-    routes: [{ method: 'GET', path: '/v1/watches' }],
+    routes: [{ method: 'GET', path: '/v1/watches', access: 'bearer' }],
     tables: [clientsRead, bearerProtected, { table: watchesTable, access: 'read' }],
   },
   {
@@ -165,15 +181,15 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/webhooks/handler.ts',
     description: "A client's webhook subscriptions: register, change, rotate the secret, test, and read and retry deliveries",
     routes: [
-      { method: 'POST', path: '/v1/webhooks' },
-      { method: 'GET', path: '/v1/webhooks' },
-      { method: 'GET', path: '/v1/webhooks/{id}' },
-      { method: 'PATCH', path: '/v1/webhooks/{id}' },
-      { method: 'DELETE', path: '/v1/webhooks/{id}' },
-      { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret' },
-      { method: 'POST', path: '/v1/webhooks/{id}/test' },
-      { method: 'GET', path: '/v1/webhooks/{id}/deliveries' },
-      { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry' },
+      { method: 'POST', path: '/v1/webhooks', access: 'bearer' },
+      { method: 'GET', path: '/v1/webhooks', access: 'bearer' },
+      { method: 'GET', path: '/v1/webhooks/{id}', access: 'bearer' },
+      { method: 'PATCH', path: '/v1/webhooks/{id}', access: 'bearer' },
+      { method: 'DELETE', path: '/v1/webhooks/{id}', access: 'bearer' },
+      { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret', access: 'bearer' },
+      { method: 'POST', path: '/v1/webhooks/{id}/test', access: 'bearer' },
+      { method: 'GET', path: '/v1/webhooks/{id}/deliveries', access: 'bearer' },
+      { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry', access: 'bearer' },
     ],
     tables: [clientsRead, bearerProtected, { table: webhooksTable, access: 'readwrite' }, { table: deliveriesTable, access: 'read' }],
     queues: [{ queue: deliveriesQueue, access: 'send' }],
@@ -184,10 +200,15 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/workspace/handler.ts',
     description: "The client workspace's JSON API: people's sign-in and sessions, and their client's webhooks, deliveries and watches",
     routes: [
-      ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: '/workspace/api/{proxy+}' })),
+      ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({
+        method,
+        path: '/workspace/api/{proxy+}',
+        access: 'workspace-session' as const,
+      })),
       ...['/workspace/api/sign-in', '/workspace/api/invitations/accept', '/workspace/api/passkey-sign-in'].map((path) => ({
         method: 'POST' as const,
         path,
+        access: 'workspace-session' as const,
         throttle: SIGN_IN_THROTTLE,
       })),
     ],

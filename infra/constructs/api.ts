@@ -5,7 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { RouteSpec } from '../catalogue';
+import type { RouteAccess, RouteSpec } from '../catalogue';
 
 export interface BureauApiProps {
   /** Steady-state requests per second across the API. */
@@ -29,6 +29,17 @@ const accessLogFormat = AccessLogFormat.custom(
     responseLength: '$context.responseLength',
   }),
 );
+
+/** Why a route has no gateway authorizer: where its callers are checked instead. */
+const ACCESS_CHECKED_IN_FUNCTION: Readonly<Record<RouteAccess, string>> = {
+  'client-credentials':
+    'The token route takes client credentials, checked by the token function with per-address and per-client failure limits.',
+  bearer:
+    'The function verifies the bearer JWT, the client status and its rate limit, so disabling a client or rotating its secret takes effect within a minute.',
+  'workspace-session':
+    'The workspace function checks the session cookie and its CSRF token, or runs the rate-limited sign-in that starts one.',
+  public: 'The public JWKS, which every client needs to verify tokens, holds only public keys.',
+};
 
 /**
  * The HTTP API (payload format 2.0) in front of the functions: one Lambda proxy route per catalogue
@@ -55,11 +66,6 @@ export class BureauApi extends Construct {
       throttle: { rateLimit: props.rateLimit ?? 100, burstLimit: props.burstLimit ?? 200 },
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: accessLogFormat },
     });
-    Validations.of(this.httpApi).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'Routes are public at the gateway on purpose: the token route takes client credentials, and every data route verifies the bearer JWT and the client status inside its function, so disabling a client or rotating its secret takes effect within a minute.',
-    });
   }
 
   /** Root URL of the API, without a trailing slash. */
@@ -68,7 +74,8 @@ export class BureauApi extends Construct {
   }
 
   addRoute(route: RouteSpec, fn: IFunction): void {
-    this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: this.integrationFor(fn) });
+    const [added] = this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: this.integrationFor(fn) });
+    if (added) Validations.of(added).acknowledge({ id: 'AwsSolutions-APIG4', reason: ACCESS_CHECKED_IN_FUNCTION[route.access] });
     if (route.throttle) {
       this.routeThrottles[`${route.method} ${route.path}`] = {
         ThrottlingRateLimit: route.throttle.rateLimit,

@@ -1,6 +1,7 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Validations } from 'aws-cdk-lib';
 import { Effect, PolicyStatement, StarPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { BureauFunction } from './bureau-function';
@@ -74,6 +75,15 @@ export class SigningKey extends Construct {
       automaticallyAfter: this.rotateEvery,
       rotateImmediatelyOnUpdate: true,
     });
+    // Secrets Manager may invoke the rotation function for this secret only, not for another
+    // account's or another secret (the confused-deputy guard the schedule's own permission lacks).
+    for (const child of fn.node.children) {
+      const permission = child.node.defaultChild ?? child;
+      if (permission instanceof CfnPermission && permission.principal === 'secretsmanager.amazonaws.com') {
+        permission.sourceAccount = Aws.ACCOUNT_ID;
+        permission.sourceArn = this.secret.secretArn;
+      }
+    }
     this.readers.push(fn.executionRole.roleArn);
     fn.addEnvironment(SIGNING_KEY_SECRET_ENV, this.secret.secretArn);
     Validations.of(fn.executionRole).acknowledge({

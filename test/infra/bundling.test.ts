@@ -35,7 +35,7 @@ describe('function bundling', () => {
           id: 'probe',
           entry: 'test/infra/fixtures/handler.ts',
           description: 'Bundling probe',
-          routes: [{ method: 'GET', path: '/v1/probe' }],
+          routes: [{ method: 'GET', path: '/v1/probe', access: 'bearer' }],
           tables: [],
         },
       ],

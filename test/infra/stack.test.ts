@@ -1,5 +1,8 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -331,6 +334,37 @@ describe('BureauStack', () => {
     expect(deny.Condition.StringNotEquals['aws:PrincipalArn']).toEqual([roleArn('token'), roleArn('keyRotation'), admin]);
   });
 
+  it('lets service principals act only for this account and this secret', () => {
+    const rotationInvoke = Object.values(synth.template.findResources('AWS::Lambda::Permission')).find(
+      (permission) => permission.Properties.Principal === 'secretsmanager.amazonaws.com',
+    );
+    expect(rotationInvoke?.Properties).toMatchObject({
+      SourceAccount: { Ref: 'AWS::AccountId' },
+      SourceArn: { Ref: synth.logicalId(synth.stack.signingKey.secret) },
+    });
+    const topicKey = Object.values(synth.template.findResources('AWS::KMS::Key')).find((key) =>
+      JSON.stringify(key.Properties.KeyPolicy).includes('cloudwatch.amazonaws.com'),
+    );
+    const cloudWatch = topicKey?.Properties.KeyPolicy.Statement.find(
+      (statement: Loose) => statement.Principal?.Service === 'cloudwatch.amazonaws.com',
+    );
+    expect(cloudWatch.Condition).toEqual({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } });
+  });
+
+  it('acknowledges the missing gateway authorizer route by route, so a route added any other way is flagged', () => {
+    const fresh = synthesize();
+    const search = fresh.stack.functions.get('search') as IFunction;
+    fresh.stack.api.httpApi.addRoutes({
+      path: '/v1/unchecked',
+      methods: [HttpMethod.GET],
+      integration: new HttpLambdaIntegration('Unchecked', search),
+    });
+
+    const findings = new AwsSolutionsChecks().validateScope(fresh.stack).violations.map((violation) => violation.ruleName);
+
+    expect(findings).toEqual(['AwsSolutions-APIG4']);
+  });
+
   it('reserves concurrency for the key rotation, so it always runs', () => {
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: catalogue.find((spec) => spec.id === 'keyRotation')?.description,
@@ -549,7 +583,7 @@ describe('BureauStack built from a catalogue with a new function', () => {
     id: 'extra',
     entry: 'test/infra/fixtures/handler.ts',
     description: 'A function added to the catalogue',
-    routes: [{ method: 'DELETE', path: '/v1/extra/{id}' }],
+    routes: [{ method: 'DELETE', path: '/v1/extra/{id}', access: 'bearer' }],
     tables: [{ table: watchesTable, access: 'readwrite' }],
     memoryMb: 256,
   };
