@@ -45,6 +45,8 @@ export interface NameIndex {
   queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage>;
   /** The search projection of one company, read from its profile. */
   entryByNumber(jurisdiction: Jurisdiction, companyNumber: string): Promise<SearchEntry | undefined>;
+  /** The vocabulary words kept under each key that exists (a word or one of its deletions). */
+  variantWords(jurisdiction: Jurisdiction, variants: readonly string[]): Promise<Map<string, readonly string[]>>;
 }
 
 /** Another writer changed the profile between our read and our write, twice in a row. */

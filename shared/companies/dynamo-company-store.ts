@@ -1,5 +1,13 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { logger } from '../observability/logger';
 import { batchGet } from '../storage/batch-get';
 import {
   type CompanyStore,
@@ -15,6 +23,7 @@ import {
 } from './company-store';
 import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
 import { type IndexedName, type IndexItem, indexChanges, indexItemsOf, profileKey, type SearchEntry, searchEntryOf } from './search-index';
+import { usesDeltas, usesKey, variantKey, variantsOf, type WordChange, wordChange } from './vocabulary';
 
 /** The profile item as stored: the content plus bookkeeping the API never shows. */
 interface StoredProfile extends CompanyProfile {
@@ -132,6 +141,7 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
   ): Promise<void> {
     const requests: Array<{ positions: number[]; items: object[] }> = [];
     const oversize: number[] = [];
+    const created: number[] = [];
     for (const [position, content] of contents.entries()) {
       const indexed = indexedNameOf(content.name);
       const items: object[] = [
@@ -167,11 +177,18 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
           pending = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
         }
         for (const position of request.positions) settle(position, { status: 'fulfilled', value: 'created' });
+        created.push(...request.positions);
       } catch (reason) {
         for (const position of request.positions) settle(position, { status: 'rejected', reason });
       }
     });
     await transactions;
+    await this.updateVocabulary(
+      created.map((position) => {
+        const content = contents[position] as ProfileContent;
+        return wordChange(content.jurisdiction, [], indexedNameOf(content.name).words);
+      }),
+    );
   }
 
   private profileItem(content: ProfileContent, current: StoredProfile | undefined, indexed: IndexedName, contentHash: string) {
@@ -250,9 +267,66 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
       if (!mayRetry) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
       return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), false);
     }
+    await this.updateVocabulary([wordChange(content.jurisdiction, current?.words ?? [], indexed.words)]);
     return current ? 'updated' : 'created';
   }
+
+  /** The vocabulary's candidate words under each key (a word or one of its deletions), in one batched read. */
+  async variantWords(jurisdiction: Jurisdiction, variants: readonly string[]): Promise<Map<string, readonly string[]>> {
+    const items = await batchGet<{ pk: string; words?: Set<string> }>(
+      this.doc,
+      this.tableName,
+      [...new Set(variants)].map((variant) => variantKey(jurisdiction, variant)),
+    );
+    const prefix = `D#${jurisdiction}#`;
+    return new Map(items.map((item) => [item.pk.slice(prefix.length), [...(item.words ?? [])]]));
+  }
+
+  /**
+   * Counts each word's companies and, when a word gains its first company or loses its last, adds it
+   * to or takes it out of its variant items. After the profiles are saved, so a failure here costs
+   * a correction, never a profile: it is logged, and the next change of the word's companies repairs
+   * its count.
+   */
+  private async updateVocabulary(changes: readonly WordChange[]): Promise<void> {
+    const deltas = [...usesDeltas(changes).values()];
+    await settleWithConcurrency(deltas, VOCABULARY_WRITES_IN_FLIGHT, async ({ jurisdiction, word, delta }) => {
+      try {
+        const result = await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: usesKey(jurisdiction, word),
+            UpdateExpression: 'ADD uses :delta',
+            ExpressionAttributeValues: { ':delta': delta },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        const after = Number(result.Attributes?.uses ?? 0);
+        const before = after - delta;
+        const appears = before <= 0 && after > 0;
+        const disappears = before > 0 && after <= 0;
+        if (!appears && !disappears) return;
+        await Promise.all(
+          variantsOf(word).map((variant) =>
+            this.doc.send(
+              new UpdateCommand({
+                TableName: this.tableName,
+                Key: variantKey(jurisdiction, variant),
+                UpdateExpression: `${appears ? 'ADD' : 'DELETE'} words :word`,
+                ExpressionAttributeValues: { ':word': new Set([word]) },
+              }),
+            ),
+          ),
+        );
+      } catch (error) {
+        logger.warn('vocabulary not updated', { jurisdiction, word, errorName: (error as Error)?.name });
+      }
+    });
+  }
 }
+
+/** Vocabulary updates in flight at once during an import. */
+const VOCABULARY_WRITES_IN_FLIGHT = 8;
 
 /** The profile's version guard failed, or another transaction held one of the items. */
 function isLostRace(error: unknown): boolean {

@@ -38,7 +38,15 @@ export function createSearchEndpoint(deps: SearchEndpointDeps): ProtectedHandler
     try {
       const page = await searchCompanies(deps.index, { q, jurisdiction, limit, cursor });
       count(BusinessMetric.searches);
-      return json(200, { items: page.items, nextCursor: page.nextCursor ?? null }, { 'cache-control': 'private, no-cache' });
+      return json(
+        200,
+        {
+          items: page.items,
+          nextCursor: page.nextCursor ?? null,
+          ...(page.suggestion === undefined ? {} : { suggestion: page.suggestion }),
+        },
+        { 'cache-control': 'private, no-cache' },
+      );
     } catch (error) {
       if (error instanceof UnsearchableQueryError || error instanceof QueryTooLongError) {
         throw badRequest('invalid_query', `${error.message}.`, { parameter: 'q' });

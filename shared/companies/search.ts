@@ -6,6 +6,8 @@ import { nameWords, normalizeQuery } from './names';
 import { isLikelyCompanyNumber } from './numbers';
 import type { Jurisdiction } from './profile';
 import { compareKeys, type IndexItem, KEY_MAX, namePartition, type SearchEntry, wordOfSortKey, wordPartition } from './search-index';
+import { isCorrectable, oneEditApart } from './spelling';
+import { lookupVariants } from './vocabulary';
 
 /**
  * Name search over two index tiers (docs/search.md): names that start with the query (exact names
@@ -13,7 +15,7 @@ import { compareKeys, type IndexItem, KEY_MAX, namePartition, type SearchEntry, 
  * one partition, so a page is a position in (tier, sort key) and the cursor is that position: no
  * server state, no offsets.
  */
-export type MatchType = 'company_number' | 'exact' | 'name_prefix' | 'word_prefix';
+export type MatchType = 'company_number' | 'exact' | 'name_prefix' | 'word_prefix' | 'fuzzy';
 type Tier = 'name' | 'word';
 const TIERS: readonly Tier[] = ['name', 'word'];
 
@@ -24,8 +26,15 @@ export interface SearchItem {
   readonly status: string;
   readonly type: string;
   readonly incorporatedOn: string | null;
-  /** Why the company matched; for word matches, the name words that the query words matched. */
-  readonly match: { readonly type: MatchType; readonly on?: readonly string[] };
+  /**
+   * Why the company matched; for word and fuzzy matches, the name words that the query words matched;
+   * for fuzzy matches, which query words were corrected to which.
+   */
+  readonly match: {
+    readonly type: MatchType;
+    readonly on?: readonly string[];
+    readonly corrected?: ReadonlyArray<{ readonly from: string; readonly to: string }>;
+  };
 }
 
 export interface SearchQuery {
@@ -39,6 +48,8 @@ export interface SearchPage {
   readonly items: readonly SearchItem[];
   /** Present while more results may follow; a page may be short and still carry one. */
   readonly nextCursor?: string;
+  /** The query with its misspelt words corrected, when nothing matched as typed. */
+  readonly suggestion?: string;
 }
 
 export class InvalidCursorError extends Error {
@@ -140,7 +151,111 @@ export async function searchCompanies(index: NameIndex, query: SearchQuery): Pro
       current = undefined;
     }
   }
-  return position ? { items, nextCursor: cursorOf(position, plan) } : { items };
+  if (position) return { items, nextCursor: cursorOf(position, plan) };
+  // The exact tiers are done and left room: spelling correction may fill it (two more round trips).
+  if (items.length >= query.limit) return { items };
+  const asTyped = items.length;
+  const corrected = await correctedMatches(index, plan, new Set(items.map((item) => item.companyNumber)), query.limit - items.length);
+  items.push(...corrected.items);
+  return asTyped === 0 && corrected.suggestion !== undefined ? { items, suggestion: corrected.suggestion } : { items };
+}
+
+/** Candidate corrections per query word read at most: the closest words, not every one a short word has. */
+const MAX_CORRECTIONS_PER_WORD = 5;
+/** Companies read per corrected word. */
+const CORRECTED_READ_SIZE = 50;
+
+/**
+ * Companies whose names match every query word, at least one of them only after correcting it by one
+ * edit to a word of the vocabulary. One batched read finds the corrections of every correctable query
+ * word that is not itself a vocabulary word; one round of word-index reads finds their companies.
+ * Ranked by how few words needed correcting, then by name.
+ */
+async function correctedMatches(
+  index: NameIndex,
+  plan: Plan,
+  shown: ReadonlySet<string>,
+  room: number,
+): Promise<{ items: SearchItem[]; suggestion?: string }> {
+  const correctable = [...new Set(plan.queryWords.filter(isCorrectable))];
+  if (correctable.length === 0) return { items: [] };
+  const vocabulary = await index.variantWords(plan.jurisdiction, [...new Set(correctable.flatMap(lookupVariants))]);
+  const corrections = new Map<string, string[]>();
+  for (const word of correctable) {
+    if (vocabulary.get(word)?.includes(word)) continue; // spelt as a word of some name
+    const candidates = new Set(lookupVariants(word).flatMap((variant) => vocabulary.get(variant) ?? []));
+    const close = [...candidates].filter((candidate) => oneEditApart(word, candidate)).sort(compareKeys);
+    if (close.length > 0) corrections.set(word, close.slice(0, MAX_CORRECTIONS_PER_WORD));
+  }
+  if (corrections.size === 0) return { items: [] };
+
+  const reads = [...corrections.values()]
+    .flat()
+    .map((correction) =>
+      index
+        .queryPartition(
+          wordPartition(plan.jurisdiction, correction),
+          { lower: `${correction}#`, upper: `${correction}#${KEY_MAX}` },
+          CORRECTED_READ_SIZE,
+        )
+        .then((page) => ({ correction, items: page.items })),
+    );
+  const found = new Map<string, { item: SearchItem; corrections: number; name: string }>();
+  const companiesPerCorrection = new Map<string, number>();
+  for (const { correction, items } of await Promise.all(reads)) {
+    companiesPerCorrection.set(correction, items.length);
+    for (const item of items) {
+      if (shown.has(item.companyNumber) || item.companyNumber === plan.numberHit) continue;
+      const matched = matchWithCorrections(plan, item, corrections);
+      if (!matched) continue;
+      const known = found.get(item.companyNumber);
+      if (!known || matched.corrected.length < known.corrections) {
+        found.set(item.companyNumber, {
+          item: resultOf(item, { type: 'fuzzy', on: matched.on, corrected: matched.corrected }),
+          corrections: matched.corrected.length,
+          name: item.normalizedName,
+        });
+      }
+    }
+  }
+  const ranked = [...found.values()].sort((a, b) => a.corrections - b.corrections || compareKeys(a.name, b.name));
+  // The suggestion takes, for each misspelt word, the correction that the most companies use.
+  const suggestion = plan.queryWords
+    .map((word) => {
+      const options = corrections.get(word);
+      if (!options) return word;
+      return options.reduce((best, option) =>
+        (companiesPerCorrection.get(option) ?? 0) > (companiesPerCorrection.get(best) ?? 0) ? option : best,
+      );
+    })
+    .join(' ');
+  return { items: ranked.slice(0, room).map((entry) => entry.item), suggestion };
+}
+
+/**
+ * How a name matches every query word, as typed (a word prefix, as the word tier matches) or
+ * corrected (a whole word equal to a correction); undefined when a word matches neither, or when
+ * every word matched as typed (the exact tiers showed that company).
+ */
+function matchWithCorrections(
+  plan: Plan,
+  item: IndexItem,
+  corrections: ReadonlyMap<string, readonly string[]>,
+): { on: string[]; corrected: Array<{ from: string; to: string }> } | undefined {
+  const on: string[] = [];
+  const corrected: Array<{ from: string; to: string }> = [];
+  for (const word of plan.queryWords) {
+    const asTyped = firstMatchingWord(item.words, word);
+    if (asTyped !== undefined) {
+      on.push(asTyped);
+      continue;
+    }
+    const fixed = (corrections.get(word) ?? []).find((correction) => item.words.includes(correction));
+    if (fixed === undefined) return undefined;
+    on.push(fixed);
+    corrected.push({ from: word, to: fixed });
+  }
+  return corrected.length > 0 ? { on: [...new Set(on)], corrected } : undefined;
 }
 
 /** Adds what `read` holds for the page, up to `limit` items, and says where the next read starts. */

@@ -22,6 +22,22 @@ const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${bureau().baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
 
 describe('search, profile and watches over HTTP', () => {
+  it('forgives a typo in one word, says what it corrected, and suggests the query as it should have been', async () => {
+    const response = await get('/v1/search?q=zyxwv%20qoukka%20traders&jurisdiction=GB');
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      items: [
+        expect.objectContaining({
+          companyNumber: '18000001',
+          match: { type: 'fuzzy', on: ['zyxwv', 'quokka', 'traders'], corrected: [{ from: 'qoukka', to: 'quokka' }] },
+        }),
+      ],
+      nextCursor: null,
+      suggestion: 'zyxwv quokka traders',
+    });
+  });
+
   it('searches by name', async () => {
     const response = await get('/v1/search?q=zyxwv%20quok&jurisdiction=gb');
 

@@ -1,6 +1,8 @@
 import { indexedNameOf, type KeyRange, type NameIndex, type PartitionPage } from '../../shared/companies/company-store';
 import type { Jurisdiction, ProfileContent } from '../../shared/companies/profile';
 import { compareKeys, type IndexItem, indexItemsOf, type SearchEntry, searchEntryOf } from '../../shared/companies/search-index';
+import { isCorrectable } from '../../shared/companies/spelling';
+import { variantsOf } from '../../shared/companies/vocabulary';
 
 /**
  * The name index held in memory, built by the same key functions as the DynamoDB store and read with
@@ -11,6 +13,8 @@ import { compareKeys, type IndexItem, indexItemsOf, type SearchEntry, searchEntr
 export class MemoryNameIndex implements NameIndex {
   private readonly partitions = new Map<string, IndexItem[]>();
   private readonly entries = new Map<string, SearchEntry>();
+  /** Vocabulary key (`<J>#<variant>`) → the words kept under it, as the DynamoDB store keeps them. */
+  private readonly vocabulary = new Map<string, Set<string>>();
   /** Partition reads so far: what a search costs. */
   reads = 0;
 
@@ -18,6 +22,14 @@ export class MemoryNameIndex implements NameIndex {
     for (const profile of profiles) {
       const entry = searchEntryOf(profile, indexedNameOf(profile.name));
       this.entries.set(`${profile.jurisdiction}#${profile.companyNumber}`, entry);
+      for (const word of entry.words.filter(isCorrectable)) {
+        for (const variant of variantsOf(word)) {
+          const key = `${profile.jurisdiction}#${variant}`;
+          const words = this.vocabulary.get(key) ?? new Set<string>();
+          words.add(word);
+          this.vocabulary.set(key, words);
+        }
+      }
       for (const item of indexItemsOf(entry)) {
         const items = this.partitions.get(item.pk);
         if (items) items.push(item);
@@ -42,6 +54,16 @@ export class MemoryNameIndex implements NameIndex {
     for (let i = low; i < items.length && page.length < limit && compareKeys((items[i] as IndexItem).sk, range.upper) <= 0; i++)
       page.push(items[i] as IndexItem);
     return { items: page.filter((item) => item.sk !== range.after), more: page.length === limit };
+  }
+
+  async variantWords(jurisdiction: Jurisdiction, variants: readonly string[]): Promise<Map<string, readonly string[]>> {
+    this.reads++;
+    const found = new Map<string, readonly string[]>();
+    for (const variant of variants) {
+      const words = this.vocabulary.get(`${jurisdiction}#${variant}`);
+      if (words) found.set(variant, [...words]);
+    }
+    return found;
   }
 
   async entryByNumber(jurisdiction: Jurisdiction, companyNumber: string): Promise<SearchEntry | undefined> {
