@@ -6,6 +6,7 @@ import { type CompanyRef, seededDataset, spread } from './support/companies';
 import type { BenchContext } from './support/context';
 import { benchRequest } from './support/http';
 import { renderTable } from './support/table';
+import { misspelt, seededRandom, TYPO_KINDS, type TypoKind } from './support/typos';
 
 export const name = 'Search recall on the real GB sample';
 
@@ -47,17 +48,24 @@ export async function run(context: BenchContext): Promise<void> {
   const sharing = new Map<string, number>();
   for (const company of gb) sharing.set(company.normalizedName, (sharing.get(company.normalizedName) ?? 0) + 1);
 
+  let fuzzyAboveExact = 0;
   /** Company numbers of the first page, in rank order; undefined when the endpoint refused the query. */
   const search = async (company: CompanyRef, q: string): Promise<string[] | undefined> => {
     const response = await endpoint(benchRequest({ path: '/v1/search', query: { q, jurisdiction: 'GB', limit: String(TOP) } }), principal);
     if (response.status === 400) return undefined;
     if (response.status !== 200) throw new Error(`search for ${company.companyNumber} answered ${response.status}`);
-    return (response.body as { items: { companyNumber: string }[] }).items.map((item) => item.companyNumber);
+    const items = (response.body as { items: { companyNumber: string; match: { type: string } }[] }).items;
+    // A corrected match above one as typed would be a false positive outranking the real answer.
+    const firstFuzzy = items.findIndex((item) => item.match.type === 'fuzzy');
+    if (firstFuzzy >= 0 && items.slice(firstFuzzy).some((item) => item.match.type !== 'fuzzy')) fuzzyAboveExact++;
+    return items.map((item) => item.companyNumber);
   };
 
   const exact = newTally();
   const exactUnique = newTally();
   const twoWords = newTally();
+  const typos = new Map(TYPO_KINDS.map((kind) => [kind, newTally()]));
+  const random = seededRandom(2026);
   const count = (tally: Tally, company: CompanyRef, q: string, ranked: string[] | undefined, hit: (ranked: string[]) => boolean) => {
     if (ranked === undefined) tally.refused++;
     else {
@@ -68,7 +76,7 @@ export async function run(context: BenchContext): Promise<void> {
     }
   };
 
-  context.log(`searching ${sample.length.toLocaleString('en-GB')} companies twice each…`);
+  context.log(`searching ${sample.length.toLocaleString('en-GB')} companies three times each…`);
   await forEachConcurrently(sample, CONCURRENCY, async (company) => {
     const byName = await search(company, company.name);
     const isFirst = (ranked: string[]) => ranked[0] === company.companyNumber;
@@ -76,7 +84,16 @@ export async function run(context: BenchContext): Promise<void> {
     if (sharing.get(company.normalizedName) === 1) count(exactUnique, company, company.name, byName, isFirst);
     const twoWordQuery = firstTwoWords(company.name);
     count(twoWords, company, twoWordQuery, await search(company, twoWordQuery), (ranked) => ranked.includes(company.companyNumber));
+    const kind = TYPO_KINDS[sample.indexOf(company) % TYPO_KINDS.length] as TypoKind;
+    const typo = misspelt(company.normalizedName, kind, random);
+    if (typo !== undefined) {
+      count(typos.get(kind) as Tally, company, typo, await search(company, typo), (ranked) => ranked.includes(company.companyNumber));
+    }
   });
+  const allTypos = [...typos.values()].reduce(
+    (sum, tally) => ({ ...sum, queries: sum.queries + tally.queries, hits: sum.hits + tally.hits, refused: sum.refused + tally.refused }),
+    newTally(),
+  );
 
   const row = (label: string, tally: Tally) => [
     label,
@@ -93,12 +110,22 @@ export async function run(context: BenchContext): Promise<void> {
         row('recall@1: exact name', exact),
         row('recall@1: exact name, name unique in sample', exactUnique),
         row(`recall@${TOP}: first two words`, twoWords),
+        ...TYPO_KINDS.map((kind) => row(`recall@${TOP}: one word with a letter ${kind}`, typos.get(kind) as Tally)),
+        row(`recall@${TOP}: one typo, all kinds`, allTypos),
+        [
+          'corrected match ranked above one as typed',
+          String(exact.queries + twoWords.queries + allTypos.queries),
+          String(fuzzyAboveExact),
+          '',
+          '',
+        ],
       ],
     ),
   );
   for (const [label, tally] of [
     ['exact name', exact],
     ['first two words', twoWords],
+    ...TYPO_KINDS.map((kind) => [`letter ${kind}`, typos.get(kind) as Tally] as const),
   ] as const) {
     for (const miss of tally.misses) context.log(`missed (${label}): ${miss}`);
   }

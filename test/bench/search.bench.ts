@@ -13,6 +13,7 @@ import { benchRequest } from './support/http';
 import { type BenchProtection, benchProtection } from './support/protection';
 import { latencyTable } from './support/table';
 import { IN_FLIGHT, timeConcurrent, timeInterleaved } from './support/timing';
+import { misspelt, seededRandom } from './support/typos';
 
 export const name = 'Company search (GET /v1/search) beside a bare index Query';
 
@@ -32,6 +33,8 @@ const queryKinds = {
     return words.length > 1 ? `${last} ${first}` : first;
   },
   'company number': (company: CompanyRef) => company.companyNumber,
+  // One letter changed in one word: the path that reads the vocabulary and the corrected words too.
+  'one typo': (company: CompanyRef) => misspelt(company.normalizedName, 'changed', seededRandom(company.companyNumber.length)) ?? '',
 } as const;
 type QueryKind = keyof typeof queryKinds;
 

@@ -5,6 +5,8 @@ import { contentHashOf, indexedNameOf } from '../../../shared/companies/company-
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import { readRegisterCsv } from '../../../shared/companies/register-csv';
 import { indexItemsOf, profileKey, searchEntryOf } from '../../../shared/companies/search-index';
+import { isCorrectable } from '../../../shared/companies/spelling';
+import { usesKey, variantKey, variantsOf } from '../../../shared/companies/vocabulary';
 import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 import { companiesTable } from '../../../shared/storage/tables';
 import type { BenchContext, BenchTables } from './context';
@@ -103,6 +105,36 @@ function* itemsRemembering(contents: Iterable<ProfileContent>, remember: (conten
   }
 }
 
+/**
+ * The spelling vocabulary the store keeps for these companies (shared/companies/vocabulary.ts), built
+ * in one pass: how many companies use each correctable word, and the words under each variant key.
+ */
+class VocabularyItems {
+  private readonly uses = new Map<string, number>();
+
+  add(content: ProfileContent): void {
+    for (const word of indexedNameOf(content.name).words.filter(isCorrectable)) {
+      const key = `${content.jurisdiction}\u0000${word}`;
+      this.uses.set(key, (this.uses.get(key) ?? 0) + 1);
+    }
+  }
+
+  *items(): Generator<Item> {
+    const variants = new Map<string, { jurisdiction: Jurisdiction; variant: string; words: Set<string> }>();
+    for (const [key, uses] of this.uses) {
+      const [jurisdiction, word] = key.split('\u0000') as [Jurisdiction, string];
+      yield { ...usesKey(jurisdiction, word), uses };
+      for (const variant of variantsOf(word)) {
+        const id = `${jurisdiction}\u0000${variant}`;
+        const entry = variants.get(id) ?? { jurisdiction, variant, words: new Set<string>() };
+        entry.words.add(word);
+        variants.set(id, entry);
+      }
+    }
+    for (const { jurisdiction, variant, words } of variants.values()) yield { ...variantKey(jurisdiction, variant), words };
+  }
+}
+
 const LOAD_CONCURRENCY = 8;
 const PROGRESS_EVERY = 10_000;
 
@@ -116,12 +148,15 @@ async function loadDataset(
   const tables = await context.createTables();
   const companies: CompanyRef[] = [];
   context.log(`loading ${label}…`);
+  const vocabulary = new VocabularyItems();
   const remember = (content: ProfileContent) => {
+    vocabulary.add(content);
     if (companies.push(refOf(content)) % PROGRESS_EVERY === 0) {
       context.log(`… ${companies.length.toLocaleString('en-GB')} after ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
   };
   await batchWriteItems(tables.doc, tables.names[companiesTable.id] as string, itemsRemembering(contents, remember), LOAD_CONCURRENCY);
+  await batchWriteItems(tables.doc, tables.names[companiesTable.id] as string, vocabulary.items(), LOAD_CONCURRENCY);
   const loadSeconds = (performance.now() - started) / 1000;
   context.log(`loaded ${companies.length.toLocaleString('en-GB')} companies in ${loadSeconds.toFixed(0)} s`);
   return { label, tables, companies, rejectedRows, loadSeconds };
