@@ -19,9 +19,14 @@ export interface DemoDataset {
   readonly ieCount: number;
 }
 
+/**
+ * The layout of what the store writes beside the profiles: the shard-free name index (2) and the
+ * spelling vocabulary (1). A data folder seeded under another layout is named in a warning.
+ */
+export const INDEX_LAYOUT = 'name-index-2+vocabulary-1';
 /** What the local runtime loads on first start: the real GB register sample and generated IE companies. */
 export const demoDataset: DemoDataset = {
-  id: 'gb-companies-2024-01+ie-generated-5000+name-index-2',
+  id: `gb-companies-2024-01+ie-generated-5000+${INDEX_LAYOUT}`,
   gbFile: join(repositoryRoot, 'data', 'gb-companies-2024-01.csv'),
   gbRows: 16_305,
   ieCount: 5_000,
@@ -30,8 +35,7 @@ export const demoDataset: DemoDataset = {
 /** Lives beside the profiles so that it goes wherever the database goes (fresh, in memory, restored). */
 const MARKER_PARTITION = 'META#SEED';
 const markerKeyOf = (dataset: DemoDataset) => ({ pk: MARKER_PARTITION, sk: dataset.id });
-/** Markers written before the name index had its current layout (one shard-free name item per company). */
-const isBeforeNameIndex2 = (id: string) => !id.includes('+name-index-');
+const isOlderLayout = (id: string) => !id.endsWith(`+${INDEX_LAYOUT}`);
 const PROGRESS_INTERVAL_MS = 2_000;
 
 /**
@@ -98,9 +102,10 @@ export async function seedDemoCompanies({ doc, tableName, log, signal, dataset =
     }),
   );
   const seededIds = (markers.Items ?? []).map((item) => String(item.sk));
-  if (seededIds.some(isBeforeNameIndex2)) {
+  if (seededIds.some(isOlderLayout)) {
     log('This data folder was made by an earlier version of Bureau whose search index had another layout:');
-    log('search will miss the companies it holds. Stop this and run `npm start -- --fresh` to rebuild it.');
+    log('search will miss or fail to correct the companies it holds.');
+    log('Stop this and run `npm start -- --fresh` to rebuild it.');
   }
   if (seededIds.includes(markerKey.sk)) return 'present';
 

@@ -42,6 +42,9 @@ async function main(): Promise<number> {
   // The code under test logs through Powertools; per-request lines would drown the tables.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // Nothing here publishes the use cases' metrics: no EMF lines between the tables, no X-Ray.
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.POWERTOOLS_TRACE_ENABLED = 'false';
 
   const write = (text: string) => process.stdout.write(text);
   write(`Bureau benchmarks: scale ${scale}, ${cpus().length} CPU(s) (${cpus()[0]?.model.trim() ?? 'unknown'}), Node ${process.version}\n`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { type DemoDataset, demoDataset, seedDemoCompanies } from '../../../infra/local/seed';
+import { type DemoDataset, demoDataset, INDEX_LAYOUT, seedDemoCompanies } from '../../../infra/local/seed';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
@@ -19,7 +19,7 @@ function smallDataset(gbRows = 40, ieCount = 10): DemoDataset {
       .slice(0, gbRows + 1)
       .join('\n')}\n`,
   );
-  return { id: `small-test-dataset-${gbRows}-${ieCount}+name-index-2`, gbFile, gbRows, ieCount };
+  return { id: `small-test-dataset-${gbRows}-${ieCount}+${INDEX_LAYOUT}`, gbFile, gbRows, ieCount };
 }
 
 async function companiesOnly() {
