@@ -6,7 +6,7 @@ import { nameWords, normalizeQuery } from './names';
 import { isLikelyCompanyNumber } from './numbers';
 import type { Jurisdiction } from './profile';
 import { compareKeys, type IndexItem, KEY_MAX, namePartition, type SearchEntry, wordOfSortKey, wordPartition } from './search-index';
-import { isCorrectable, oneEditApart } from './spelling';
+import { mayBeMisspelt, oneEditApart } from './spelling';
 import { lookupVariants } from './vocabulary';
 
 /**
@@ -162,8 +162,8 @@ export async function searchCompanies(index: NameIndex, query: SearchQuery): Pro
 
 /** Candidate corrections per query word read at most: the closest words, not every one a short word has. */
 const MAX_CORRECTIONS_PER_WORD = 5;
-/** Companies read per corrected word. */
-const CORRECTED_READ_SIZE = 50;
+/** Companies read per range in the correction round: enough for a common word, bounded all the same. */
+const CORRECTED_READ_SIZE = 100;
 
 /**
  * Companies whose names match every query word, at least one of them only after correcting it by one
@@ -177,7 +177,7 @@ async function correctedMatches(
   shown: ReadonlySet<string>,
   room: number,
 ): Promise<{ items: SearchItem[]; suggestion?: string }> {
-  const correctable = [...new Set(plan.queryWords.filter(isCorrectable))];
+  const correctable = [...new Set(plan.queryWords.filter(mayBeMisspelt))];
   if (correctable.length === 0) return { items: [] };
   const vocabulary = await index.variantWords(plan.jurisdiction, [...new Set(correctable.flatMap(lookupVariants))]);
   const corrections = new Map<string, string[]>();
@@ -189,21 +189,20 @@ async function correctedMatches(
   }
   if (corrections.size === 0) return { items: [] };
 
-  const reads = [...corrections.values()]
-    .flat()
-    .map((correction) =>
-      index
-        .queryPartition(
-          wordPartition(plan.jurisdiction, correction),
-          { lower: `${correction}#`, upper: `${correction}#${KEY_MAX}` },
-          CORRECTED_READ_SIZE,
+  // Read by the most selective word that needs no correction, as the word tier would, and check the
+  // others in code; when every word needs one, read each correction's own word range.
+  const typed = plan.queryWords.filter((word) => !corrections.has(word));
+  const ranges =
+    typed.length > 0
+      ? [typed.reduce((best, word) => (selectivity(word) > selectivity(best) ? word : best))].map((word) =>
+          singleCharacter(word) ? { word, lower: `${word}#`, upper: `${word}#${KEY_MAX}` } : { word, lower: word, upper: word + KEY_MAX },
         )
-        .then((page) => ({ correction, items: page.items })),
-    );
+      : [...corrections.values()].flat().map((word) => ({ word, lower: `${word}#`, upper: `${word}#${KEY_MAX}` }));
+  const reads = ranges.map(({ word, lower, upper }) =>
+    index.queryPartition(wordPartition(plan.jurisdiction, word), { lower, upper }, CORRECTED_READ_SIZE).then((page) => page.items),
+  );
   const found = new Map<string, { item: SearchItem; corrections: number; name: string }>();
-  const companiesPerCorrection = new Map<string, number>();
-  for (const { correction, items } of await Promise.all(reads)) {
-    companiesPerCorrection.set(correction, items.length);
+  for (const items of await Promise.all(reads)) {
     for (const item of items) {
       if (shown.has(item.companyNumber) || item.companyNumber === plan.numberHit) continue;
       const matched = matchWithCorrections(plan, item, corrections);
@@ -219,7 +218,11 @@ async function correctedMatches(
     }
   }
   const ranked = [...found.values()].sort((a, b) => a.corrections - b.corrections || compareKeys(a.name, b.name));
-  // The suggestion takes, for each misspelt word, the correction that the most companies use.
+  const companiesPerCorrection = new Map<string, number>();
+  for (const { item } of ranked) {
+    for (const { to } of item.match.corrected ?? []) companiesPerCorrection.set(to, (companiesPerCorrection.get(to) ?? 0) + 1);
+  }
+  // The suggestion takes, for each misspelt word, the correction that the most companies found use.
   const suggestion = plan.queryWords
     .map((word) => {
       const options = corrections.get(word);

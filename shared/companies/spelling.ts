@@ -14,9 +14,19 @@ export const MAX_CORRECTED_WORD_LENGTH = 24;
 
 const lengthOf = (word: string) => Array.from(word).length;
 
+/** Words the vocabulary keeps, and so the words a query word can be corrected to. */
 export const isCorrectable = (word: string) => {
   const length = lengthOf(word);
   return length >= MIN_CORRECTED_WORD_LENGTH && length <= MAX_CORRECTED_WORD_LENGTH;
+};
+
+/**
+ * Query words that may be misspelt: one letter shorter than a vocabulary word too, since a dropped
+ * letter makes "gates" "gats"; such a word can only be corrected back to a word of five letters.
+ */
+export const mayBeMisspelt = (word: string) => {
+  const length = lengthOf(word);
+  return length >= MIN_CORRECTED_WORD_LENGTH - 1 && length <= MAX_CORRECTED_WORD_LENGTH;
 };
 
 /** The distinct strings one deletion away from the word, by code point. */

@@ -71,6 +71,12 @@ describe('search with a typo', () => {
     ]);
   });
 
+  it('corrects a dropped letter that leaves four, back to a word of five', async () => {
+    const page = await search('kings ldge');
+
+    expect(page.items.map((item) => [item.name, item.match.corrected])).toEqual([['Kings Lodge Ltd', [{ from: 'ldge', to: 'lodge' }]]]);
+  });
+
   it('leaves short words and words of the vocabulary as typed', async () => {
     expect((await search('kings lodgr')).items.map((item) => item.name)).toEqual(['Kings Lodge Ltd']);
     expect((await search('kinf lodge')).items).toEqual([]);
