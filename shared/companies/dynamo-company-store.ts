@@ -22,8 +22,18 @@ import {
   type SaveOutcome,
 } from './company-store';
 import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
-import { type IndexedName, type IndexItem, indexChanges, indexItemsOf, profileKey, type SearchEntry, searchEntryOf } from './search-index';
-import { usesDeltas, usesKey, variantKey, variantsOf, type WordChange, wordChange } from './vocabulary';
+import {
+  type IndexedName,
+  type IndexItem,
+  indexChanges,
+  indexItemsOf,
+  profileKey,
+  type SearchEntry,
+  searchEntryOf,
+  wordPartition,
+} from './search-index';
+import { isCorrectable } from './spelling';
+import { variantKey, variantsOf, type WordChange, wordChange } from './vocabulary';
 
 /** The profile item as stored: the content plus bookkeeping the API never shows. */
 interface StoredProfile extends CompanyProfile {
@@ -66,6 +76,9 @@ const BATCH_WRITE_LIMIT = 25;
 const CREATE_REQUESTS_IN_FLIGHT = 4;
 
 export class DynamoCompanyStore implements CompanyStore, NameIndex {
+  /** Vocabulary words this store has added (`<J>#<word>`), so an import writes each one once. */
+  private readonly knownWords = new Set<string>();
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -283,48 +296,70 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
   }
 
   /**
-   * Counts each word's companies and, when a word gains its first company or loses its last, adds it
-   * to or takes it out of its variant items. After the profiles are saved, so a failure here costs
-   * a correction, never a profile: it is logged, and the next change of the word's companies repairs
-   * its count.
+   * Adds the words a save brought to the vocabulary and takes out those a rename dropped that no
+   * company has any more (the word index says). Words this store already added are not written
+   * again, so an import writes each word's variant keys once. After the profiles are saved, so a
+   * failure here costs a correction, never a profile: it is logged; a stale word only ever costs an
+   * empty read.
    */
   private async updateVocabulary(changes: readonly WordChange[]): Promise<void> {
-    const deltas = [...usesDeltas(changes).values()];
-    await settleWithConcurrency(deltas, VOCABULARY_WRITES_IN_FLIGHT, async ({ jurisdiction, word, delta }) => {
-      try {
-        const result = await this.doc.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: usesKey(jurisdiction, word),
-            UpdateExpression: 'ADD uses :delta',
-            ExpressionAttributeValues: { ':delta': delta },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
-        const after = Number(result.Attributes?.uses ?? 0);
-        const before = after - delta;
-        const appears = before <= 0 && after > 0;
-        const disappears = before > 0 && after <= 0;
-        if (!appears && !disappears) return;
-        await Promise.all(
-          variantsOf(word).map((variant) =>
-            this.doc.send(
-              new UpdateCommand({
-                TableName: this.tableName,
-                Key: variantKey(jurisdiction, variant),
-                UpdateExpression: `${appears ? 'ADD' : 'DELETE'} words :word`,
-                ExpressionAttributeValues: { ':word': new Set([word]) },
-              }),
-            ),
-          ),
-        );
-      } catch (error) {
-        logger.warn('vocabulary not updated', { jurisdiction, word, errorName: (error as Error)?.name });
+    const added = new Map<string, { jurisdiction: Jurisdiction; word: string }>();
+    const removed = new Map<string, { jurisdiction: Jurisdiction; word: string }>();
+    for (const { jurisdiction, added: words, removed: dropped } of changes) {
+      for (const word of words.filter(isCorrectable)) {
+        const key = `${jurisdiction}#${word}`;
+        if (!this.knownWords.has(key)) added.set(key, { jurisdiction, word });
       }
+      for (const word of dropped.filter(isCorrectable)) removed.set(`${jurisdiction}#${word}`, { jurisdiction, word });
+    }
+    if (this.knownWords.size + added.size > MAX_KNOWN_WORDS) this.knownWords.clear();
+    await settleWithConcurrency([...added], VOCABULARY_WRITES_IN_FLIGHT, async ([key, { jurisdiction, word }]) => {
+      await this.setVocabulary(jurisdiction, word, 'ADD');
+      this.knownWords.add(key);
     });
+    await settleWithConcurrency([...removed], VOCABULARY_WRITES_IN_FLIGHT, async ([key, { jurisdiction, word }]) => {
+      if (await this.someCompanyHas(jurisdiction, word)) return;
+      await this.setVocabulary(jurisdiction, word, 'DELETE');
+      this.knownWords.delete(key);
+    });
+  }
+
+  private async setVocabulary(jurisdiction: Jurisdiction, word: string, action: 'ADD' | 'DELETE'): Promise<void> {
+    try {
+      await Promise.all(
+        variantsOf(word).map((variant) =>
+          this.doc.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: variantKey(jurisdiction, variant),
+              UpdateExpression: `${action} words :word`,
+              ExpressionAttributeValues: { ':word': new Set([word]) },
+            }),
+          ),
+        ),
+      );
+    } catch (error) {
+      logger.warn('vocabulary not updated', { jurisdiction, word, action, errorName: (error as Error)?.name });
+    }
+  }
+
+  /** Whether the word index holds the word for any company: one item read at most. */
+  private async someCompanyHas(jurisdiction: Jurisdiction, word: string): Promise<boolean> {
+    const result = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :word)',
+        ExpressionAttributeValues: { ':pk': wordPartition(jurisdiction, word), ':word': `${word}#` },
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    return (result.Items ?? []).length > 0;
   }
 }
 
+/** Words an import remembers having added, at most; past it the memory starts again (a word is then only written twice). */
+const MAX_KNOWN_WORDS = 500_000;
 /** Vocabulary updates in flight at once during an import. */
 const VOCABULARY_WRITES_IN_FLIGHT = 8;
 

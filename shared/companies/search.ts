@@ -190,13 +190,17 @@ async function correctedMatches(
   if (corrections.size === 0) return { items: [] };
 
   // Read by the most selective word that needs no correction, as the word tier would, and check the
-  // others in code; when every word needs one, read each correction's own word range.
+  // others in code; when every such word is common (or there is none), read each correction's own
+  // word range instead: a whole word, usually far fewer names than "services" or "group".
   const typed = plan.queryWords.filter((word) => !corrections.has(word));
+  const driver = typed.length > 0 ? typed.reduce((best, word) => (selectivity(word) > selectivity(best) ? word : best)) : undefined;
   const ranges =
-    typed.length > 0
-      ? [typed.reduce((best, word) => (selectivity(word) > selectivity(best) ? word : best))].map((word) =>
-          singleCharacter(word) ? { word, lower: `${word}#`, upper: `${word}#${KEY_MAX}` } : { word, lower: word, upper: word + KEY_MAX },
-        )
+    driver !== undefined && !startsCommonWord(driver)
+      ? [
+          singleCharacter(driver)
+            ? { word: driver, lower: `${driver}#`, upper: `${driver}#${KEY_MAX}` }
+            : { word: driver, lower: driver, upper: driver + KEY_MAX },
+        ]
       : [...corrections.values()].flat().map((word) => ({ word, lower: `${word}#`, upper: `${word}#${KEY_MAX}` }));
   const reads = ranges.map(({ word, lower, upper }) =>
     index.queryPartition(wordPartition(plan.jurisdiction, word), { lower, upper }, CORRECTED_READ_SIZE).then((page) => page.items),

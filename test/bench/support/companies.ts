@@ -6,7 +6,7 @@ import type { Jurisdiction, ProfileContent } from '../../../shared/companies/pro
 import { readRegisterCsv } from '../../../shared/companies/register-csv';
 import { indexItemsOf, profileKey, searchEntryOf } from '../../../shared/companies/search-index';
 import { isCorrectable } from '../../../shared/companies/spelling';
-import { usesKey, variantKey, variantsOf } from '../../../shared/companies/vocabulary';
+import { variantKey, variantsOf } from '../../../shared/companies/vocabulary';
 import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 import { companiesTable } from '../../../shared/storage/tables';
 import type { BenchContext, BenchTables } from './context';
@@ -107,23 +107,19 @@ function* itemsRemembering(contents: Iterable<ProfileContent>, remember: (conten
 
 /**
  * The spelling vocabulary the store keeps for these companies (shared/companies/vocabulary.ts), built
- * in one pass: how many companies use each correctable word, and the words under each variant key.
+ * in one pass: the words under each variant key.
  */
 class VocabularyItems {
-  private readonly uses = new Map<string, number>();
+  private readonly words = new Set<string>();
 
   add(content: ProfileContent): void {
-    for (const word of indexedNameOf(content.name).words.filter(isCorrectable)) {
-      const key = `${content.jurisdiction}\u0000${word}`;
-      this.uses.set(key, (this.uses.get(key) ?? 0) + 1);
-    }
+    for (const word of indexedNameOf(content.name).words.filter(isCorrectable)) this.words.add(`${content.jurisdiction}\u0000${word}`);
   }
 
   *items(): Generator<Item> {
     const variants = new Map<string, { jurisdiction: Jurisdiction; variant: string; words: Set<string> }>();
-    for (const [key, uses] of this.uses) {
+    for (const key of this.words) {
       const [jurisdiction, word] = key.split('\u0000') as [Jurisdiction, string];
-      yield { ...usesKey(jurisdiction, word), uses };
       for (const variant of variantsOf(word)) {
         const id = `${jurisdiction}\u0000${variant}`;
         const entry = variants.get(id) ?? { jurisdiction, variant, words: new Set<string>() };
