@@ -152,12 +152,11 @@ export async function searchCompanies(index: NameIndex, query: SearchQuery): Pro
     }
   }
   if (position) return { items, nextCursor: cursorOf(position, plan) };
-  // The exact tiers are done and left room: spelling correction may fill it (two more round trips).
-  if (items.length >= query.limit) return { items };
-  const asTyped = items.length;
-  const corrected = await correctedMatches(index, plan, new Set(items.map((item) => item.companyNumber)), query.limit - items.length);
-  items.push(...corrected.items);
-  return asTyped === 0 && corrected.suggestion !== undefined ? { items, suggestion: corrected.suggestion } : { items };
+  // Nothing matched as typed: spelling correction gets its turn (two more round trips). A search that
+  // found anything as typed costs what it did, typo or not.
+  if (items.length > 0 || query.cursor !== undefined) return { items };
+  const corrected = await correctedMatches(index, plan, new Set(), query.limit);
+  return corrected.suggestion === undefined ? { items: corrected.items } : { items: corrected.items, suggestion: corrected.suggestion };
 }
 
 /** Candidate corrections per query word read at most: the closest words, not every one a short word has. */
