@@ -1,8 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { indexedNameOf } from '../../shared/companies/company-store';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { addToVocabularyInBulk } from '../../shared/companies/dynamo-vocabulary';
 import { type ImportRecord, type ImportStats, importProfiles } from '../../shared/companies/import';
+import type { Jurisdiction } from '../../shared/companies/profile';
 import { readRegisterCsv } from '../../shared/companies/register-csv';
 import { generateIrishCompanies } from '../../shared/demo/company-generator';
 import { repositoryRoot } from './paths';
@@ -116,15 +119,40 @@ export async function seedDemoCompanies({ doc, tableName, log, signal, dataset =
   log('This happens on the first start only and runs in the background: search finds more as it loads.');
   const started = Date.now();
   let lastLine = started;
-  const result = await importProfiles(demoRecords(dataset, signal), new DynamoCompanyStore(doc, tableName), {
-    // New companies go out in BatchWriteItem requests: 4 batches of 100, each 4 requests in flight.
-    concurrency: 4,
-    batchSize: 100,
-    onProgress: (stats) => {
-      if (Date.now() - lastLine < PROGRESS_INTERVAL_MS || signal.aborted) return;
-      lastLine = Date.now();
-      log(progressLine(stats, total, started));
+  // The vocabulary is written in bulk once the companies are in: searchable first, typo-tolerant soon after.
+  const words = new Map<string, { jurisdiction: Jurisdiction; word: string }>();
+  async function* collectingWords(records: AsyncIterable<ImportRecord>): AsyncGenerator<ImportRecord> {
+    for await (const record of records) {
+      if (record.profile) {
+        const { jurisdiction } = record.profile;
+        for (const word of indexedNameOf(record.profile.name).words) words.set(`${jurisdiction}#${word}`, { jurisdiction, word });
+      }
+      yield record;
+    }
+  }
+  const result = await importProfiles(
+    collectingWords(demoRecords(dataset, signal)),
+    new DynamoCompanyStore(doc, tableName, undefined, false),
+    {
+      // New companies go out in BatchWriteItem requests: 4 batches of 100, each 4 requests in flight.
+      concurrency: 4,
+      batchSize: 100,
+      onProgress: (stats) => {
+        if (Date.now() - lastLine < PROGRESS_INTERVAL_MS || signal.aborted) return;
+        lastLine = Date.now();
+        log(progressLine(stats, total, started));
+      },
     },
+  );
+  if (signal.aborted) return 'interrupted';
+  log(
+    `  loading the spelling vocabulary of their ${words.size.toLocaleString('en-GB')} distinct words (search corrects typos once it is in)`,
+  );
+  let vocabularyLine = Date.now();
+  await addToVocabularyInBulk(doc, tableName, words.values(), (done, total) => {
+    if (Date.now() - vocabularyLine < PROGRESS_INTERVAL_MS || signal.aborted) return;
+    vocabularyLine = Date.now();
+    log(`  loading the spelling vocabulary: ${done.toLocaleString('en-GB')} of ${total.toLocaleString('en-GB')} keys`);
   });
   if (signal.aborted) return 'interrupted';
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -83,6 +83,8 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly clock: () => Date = () => new Date(),
+    /** False for a first load that writes the vocabulary in bulk afterwards (dynamo-vocabulary.ts). */
+    private readonly keepVocabulary = true,
   ) {}
 
   async get(jurisdiction: Jurisdiction, companyNumber: string): Promise<CompanyProfile | undefined> {
@@ -303,6 +305,7 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
    * empty read.
    */
   private async updateVocabulary(changes: readonly WordChange[]): Promise<void> {
+    if (!this.keepVocabulary) return;
     const added = new Map<string, { jurisdiction: Jurisdiction; word: string }>();
     const removed = new Map<string, { jurisdiction: Jurisdiction; word: string }>();
     for (const { jurisdiction, added: words, removed: dropped } of changes) {
