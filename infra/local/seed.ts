@@ -40,6 +40,7 @@ const MARKER_PARTITION = 'META#SEED';
 const markerKeyOf = (dataset: DemoDataset) => ({ pk: MARKER_PARTITION, sk: dataset.id });
 const isOlderLayout = (id: string) => !id.endsWith(`+${INDEX_LAYOUT}`);
 const PROGRESS_INTERVAL_MS = 2_000;
+const VOCABULARY_PROGRESS_INTERVAL_MS = 10_000;
 
 /**
  * GB rows and IE companies interleaved in proportion, so both jurisdictions are searchable within
@@ -150,7 +151,7 @@ export async function seedDemoCompanies({ doc, tableName, log, signal, dataset =
   );
   let vocabularyLine = Date.now();
   await addToVocabularyInBulk(doc, tableName, words.values(), (done, total) => {
-    if (Date.now() - vocabularyLine < PROGRESS_INTERVAL_MS || signal.aborted) return;
+    if (Date.now() - vocabularyLine < VOCABULARY_PROGRESS_INTERVAL_MS || signal.aborted) return;
     vocabularyLine = Date.now();
     log(`  loading the spelling vocabulary: ${done.toLocaleString('en-GB')} of ${total.toLocaleString('en-GB')} keys`);
   });
