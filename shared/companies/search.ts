@@ -155,7 +155,7 @@ export async function searchCompanies(index: NameIndex, query: SearchQuery): Pro
   // Nothing matched as typed: spelling correction gets its turn (two more round trips). A search that
   // found anything as typed costs what it did, typo or not.
   if (items.length > 0 || query.cursor !== undefined) return { items };
-  const corrected = await correctedMatches(index, plan, new Set(), query.limit);
+  const corrected = await correctedMatches(index, plan, query.limit);
   return corrected.suggestion === undefined ? { items: corrected.items } : { items: corrected.items, suggestion: corrected.suggestion };
 }
 
@@ -170,12 +170,7 @@ const CORRECTED_READ_SIZE = 100;
  * word that is not itself a vocabulary word; one round of word-index reads finds their companies.
  * Ranked by how few words needed correcting, then by name.
  */
-async function correctedMatches(
-  index: NameIndex,
-  plan: Plan,
-  shown: ReadonlySet<string>,
-  room: number,
-): Promise<{ items: SearchItem[]; suggestion?: string }> {
+async function correctedMatches(index: NameIndex, plan: Plan, limit: number): Promise<{ items: SearchItem[]; suggestion?: string }> {
   const correctable = [...new Set(plan.queryWords.filter(mayBeMisspelt))];
   if (correctable.length === 0) return { items: [] };
   const vocabulary = await index.variantWords(plan.jurisdiction, [...new Set(correctable.flatMap(lookupVariants))]);
@@ -207,7 +202,6 @@ async function correctedMatches(
   const found = new Map<string, { item: SearchItem; corrections: number; name: string }>();
   for (const items of await Promise.all(reads)) {
     for (const item of items) {
-      if (shown.has(item.companyNumber) || item.companyNumber === plan.numberHit) continue;
       const matched = matchWithCorrections(plan, item, corrections);
       if (!matched) continue;
       const known = found.get(item.companyNumber);
@@ -235,7 +229,7 @@ async function correctedMatches(
       );
     })
     .join(' ');
-  return { items: ranked.slice(0, room).map((entry) => entry.item), suggestion };
+  return { items: ranked.slice(0, limit).map((entry) => entry.item), suggestion };
 }
 
 /**

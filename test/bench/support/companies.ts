@@ -2,11 +2,10 @@ import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { contentHashOf, indexedNameOf } from '../../../shared/companies/company-store';
+import { addToVocabularyInBulk } from '../../../shared/companies/dynamo-vocabulary';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import { readRegisterCsv } from '../../../shared/companies/register-csv';
 import { indexItemsOf, profileKey, searchEntryOf } from '../../../shared/companies/search-index';
-import { isCorrectable } from '../../../shared/companies/spelling';
-import { variantKey, variantsOf } from '../../../shared/companies/vocabulary';
 import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 import { companiesTable } from '../../../shared/storage/tables';
 import type { BenchContext, BenchTables } from './context';
@@ -105,32 +104,6 @@ function* itemsRemembering(contents: Iterable<ProfileContent>, remember: (conten
   }
 }
 
-/**
- * The spelling vocabulary the store keeps for these companies (shared/companies/vocabulary.ts), built
- * in one pass: the words under each variant key.
- */
-class VocabularyItems {
-  private readonly words = new Set<string>();
-
-  add(content: ProfileContent): void {
-    for (const word of indexedNameOf(content.name).words.filter(isCorrectable)) this.words.add(`${content.jurisdiction}\u0000${word}`);
-  }
-
-  *items(): Generator<Item> {
-    const variants = new Map<string, { jurisdiction: Jurisdiction; variant: string; words: Set<string> }>();
-    for (const key of this.words) {
-      const [jurisdiction, word] = key.split('\u0000') as [Jurisdiction, string];
-      for (const variant of variantsOf(word)) {
-        const id = `${jurisdiction}\u0000${variant}`;
-        const entry = variants.get(id) ?? { jurisdiction, variant, words: new Set<string>() };
-        entry.words.add(word);
-        variants.set(id, entry);
-      }
-    }
-    for (const { jurisdiction, variant, words } of variants.values()) yield { ...variantKey(jurisdiction, variant), words };
-  }
-}
-
 const LOAD_CONCURRENCY = 8;
 const PROGRESS_EVERY = 10_000;
 
@@ -144,15 +117,17 @@ async function loadDataset(
   const tables = await context.createTables();
   const companies: CompanyRef[] = [];
   context.log(`loading ${label}…`);
-  const vocabulary = new VocabularyItems();
+  // The spelling vocabulary the store would keep for these companies, written in bulk after them.
+  const words = new Map<string, { jurisdiction: Jurisdiction; word: string }>();
   const remember = (content: ProfileContent) => {
-    vocabulary.add(content);
+    for (const word of indexedNameOf(content.name).words)
+      words.set(`${content.jurisdiction}#${word}`, { jurisdiction: content.jurisdiction, word });
     if (companies.push(refOf(content)) % PROGRESS_EVERY === 0) {
       context.log(`… ${companies.length.toLocaleString('en-GB')} after ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
   };
   await batchWriteItems(tables.doc, tables.names[companiesTable.id] as string, itemsRemembering(contents, remember), LOAD_CONCURRENCY);
-  await batchWriteItems(tables.doc, tables.names[companiesTable.id] as string, vocabulary.items(), LOAD_CONCURRENCY);
+  await addToVocabularyInBulk(tables.doc, tables.names[companiesTable.id] as string, words.values());
   const loadSeconds = (performance.now() - started) / 1000;
   context.log(`loaded ${companies.length.toLocaleString('en-GB')} companies in ${loadSeconds.toFixed(0)} s`);
   return { label, tables, companies, rejectedRows, loadSeconds };
