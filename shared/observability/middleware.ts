@@ -1,11 +1,32 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger';
 import { metrics } from './metrics';
 import { tracer } from './tracer';
+
+let coldStart = true;
+
+/**
+ * Flushes the invocation's metrics as EMF when it ends, and counts cold starts. Powertools' own
+ * logMetrics middleware does the same but logs a warning on every invocation that counted nothing,
+ * which for the routes that count nothing is every one.
+ */
+function publishMetrics<Event, Result>(): MiddlewareObj<Event, Result, Error, Context> {
+  const publish = () => {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  };
+  return {
+    before: () => {
+      if (!coldStart) return;
+      coldStart = false;
+      metrics.captureColdStartMetric();
+    },
+    after: publish,
+    onError: publish,
+  };
+}
 
 /**
  * Every function's handler, observed the Powertools way: the Lambda context in every log line
@@ -16,6 +37,6 @@ export function observed<Event, Result>(handler: (event: Event, context: Context
   return middy<Event, Result, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(publishMetrics<Event, Result>())
     .handler(handler);
 }
