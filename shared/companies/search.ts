@@ -7,7 +7,7 @@ import { isLikelyCompanyNumber } from './numbers';
 import type { Jurisdiction } from './profile';
 import { compareKeys, type IndexItem, KEY_MAX, namePartition, type SearchEntry, wordOfSortKey, wordPartition } from './search-index';
 import { mayBeMisspelt, oneEditApart } from './spelling';
-import { lookupVariants } from './vocabulary';
+import { variantsOf } from './vocabulary';
 
 /**
  * Name search over two index tiers (docs/search.md): names that start with the query (exact names
@@ -173,11 +173,11 @@ const CORRECTED_READ_SIZE = 100;
 async function correctedMatches(index: NameIndex, plan: Plan, limit: number): Promise<{ items: SearchItem[]; suggestion?: string }> {
   const correctable = [...new Set(plan.queryWords.filter(mayBeMisspelt))];
   if (correctable.length === 0) return { items: [] };
-  const vocabulary = await index.variantWords(plan.jurisdiction, [...new Set(correctable.flatMap(lookupVariants))]);
+  const vocabulary = await index.variantWords(plan.jurisdiction, [...new Set(correctable.flatMap(variantsOf))]);
   const corrections = new Map<string, string[]>();
   for (const word of correctable) {
     if (vocabulary.get(word)?.includes(word)) continue; // spelt as a word of some name
-    const candidates = new Set(lookupVariants(word).flatMap((variant) => vocabulary.get(variant) ?? []));
+    const candidates = new Set(variantsOf(word).flatMap((variant) => vocabulary.get(variant) ?? []));
     const close = [...candidates].filter((candidate) => oneEditApart(word, candidate)).sort(compareKeys);
     if (close.length > 0) corrections.set(word, close.slice(0, MAX_CORRECTIONS_PER_WORD));
   }

@@ -10,10 +10,7 @@ import { deletionVariants } from './spelling';
  */
 export const variantKey = (jurisdiction: Jurisdiction, variant: string) => ({ pk: `D#${jurisdiction}#${variant}`, sk: 'WORDS' });
 
-/** The keys a query word's candidates are read from. */
-export const lookupVariants = (word: string) => [word, ...deletionVariants(word)];
-
-/** The keys a vocabulary word is written under. */
+/** The keys a vocabulary word is written under, and a query word's candidates are read from. */
 export const variantsOf = (word: string) => [word, ...deletionVariants(word)];
 
 export interface WordChange {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { searchCompanies } from '../../../shared/companies/search';
-import { lookupVariants } from '../../../shared/companies/vocabulary';
+import { variantsOf } from '../../../shared/companies/vocabulary';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
@@ -15,7 +15,7 @@ beforeAll(async () => {
 
 /** The vocabulary words a misspelt query word would be corrected from. */
 async function candidatesFor(word: string): Promise<string[]> {
-  const found = await store.variantWords('GB', lookupVariants(word));
+  const found = await store.variantWords('GB', variantsOf(word));
   return [...new Set([...found.values()].flat())].sort();
 }
 
