@@ -26,6 +26,7 @@ const store = new DynamoWorkspaceStore(doc, workspace);
 const auth = new WorkspaceAuth(store, new RateLimiter(doc, workspace));
 const { subscriptions, deliveries } = webhookUseCases(doc);
 const config = loadAuthConfig();
+const origin = workspaceOrigin();
 
 export const handler = lambdaHttpHandler(
   createWorkspaceEndpoint({
@@ -37,7 +38,7 @@ export const handler = lambdaHttpHandler(
     watches: new DynamoWatchStore(doc, tableName(watchesTable)),
     companies: new DynamoCompanyStore(doc, tableName(companiesTable)),
     cookies: workspaceCookiePolicy(),
-    ...(workspaceOrigin() ? { origin: workspaceOrigin() } : {}),
+    ...(origin ? { origin } : {}),
     tokenPath: TOKEN_PATH,
     clock: () => new Date(),
   }),

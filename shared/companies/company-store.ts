@@ -20,6 +20,8 @@ export interface ProfileRecord {
 export interface CompanyStore {
   get(jurisdiction: Jurisdiction, companyNumber: string): Promise<CompanyProfile | undefined>;
   getRecord(jurisdiction: Jurisdiction, companyNumber: string): Promise<ProfileRecord | undefined>;
+  /** The profiles that exist among the keys, in one batched read, by `<jurisdiction>#<companyNumber>`. */
+  getMany(keys: ReadonlyArray<{ jurisdiction: Jurisdiction; companyNumber: string }>): Promise<Map<string, CompanyProfile>>;
   /** Writes the profile and its name-index items atomically; identical content writes nothing. */
   save(content: ProfileContent): Promise<SaveOutcome>;
   /** Saves many profiles with bounded parallelism; one result per input, in input order. */

@@ -92,6 +92,13 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
     return stored && profileOf(stored);
   }
 
+  async getMany(keys: ReadonlyArray<{ jurisdiction: Jurisdiction; companyNumber: string }>): Promise<Map<string, CompanyProfile>> {
+    const items = await batchGet<StoredProfile>(this.doc, this.tableName, [
+      ...new Map(keys.map((key) => [`${key.jurisdiction}#${key.companyNumber}`, profileKey(key.jurisdiction, key.companyNumber)])).values(),
+    ]);
+    return new Map(items.map((item) => [keyText(item), profileOf(item)]));
+  }
+
   async getRecord(jurisdiction: Jurisdiction, companyNumber: string): Promise<ProfileRecord | undefined> {
     const stored = await this.read(jurisdiction, companyNumber, false);
     return stored && { profile: profileOf(stored), contentHash: stored.contentHash };

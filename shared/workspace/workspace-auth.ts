@@ -64,7 +64,9 @@ export class WorkspaceAuth {
    * password hash like a known one, so timing does not say who has an account.
    */
   async signIn(emailInput: string, password: string, sourceIp: string): Promise<SignedIn> {
-    const email = normalizeEmail(emailInput) ?? emailInput.slice(0, 320).toLowerCase();
+    const wellFormed = normalizeEmail(emailInput);
+    // A malformed address is still counted (by what was typed), and then refused like a wrong password.
+    const email = wellFormed ?? emailInput.slice(0, 320).toLowerCase();
     const [byAddress, byPerson] = await Promise.all([
       this.limiter.consume(`workspace-ip#${sourceIp}`, SIGN_IN_LIMITS.perAddress),
       this.limiter.consume(`workspace-person#${email}`, SIGN_IN_LIMITS.perPerson),
@@ -72,7 +74,7 @@ export class WorkspaceAuth {
     if (!byAddress.allowed || !byPerson.allowed) {
       throw new TooManySignInsError(Math.max(byAddress.allowed ? 0 : byAddress.resetSeconds, byPerson.allowed ? 0 : byPerson.resetSeconds));
     }
-    const person = normalizeEmail(emailInput) ? await this.store.personByEmail(email) : undefined;
+    const person = wellFormed ? await this.store.personByEmail(wellFormed) : undefined;
     const matches = await verifyPassword(password, person?.passwordHash);
     if (!person || !matches) throw new SignInRefusedError();
     return this.startSession(person);

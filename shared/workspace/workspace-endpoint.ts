@@ -35,7 +35,7 @@ export interface WorkspaceEndpointDeps {
   readonly webhooks: ProtectedHandler;
   readonly deliveries: Pick<Deliveries, 'attempts'>;
   readonly watches: Pick<WatchStore, 'listWatches'>;
-  readonly companies: Pick<CompanyStore, 'get'>;
+  readonly companies: Pick<CompanyStore, 'get' | 'getMany'>;
   readonly cookies: CookiePolicy;
   /** The workspace's public origin when deployed; locally the request's own. */
   readonly origin?: string;
@@ -166,9 +166,9 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       const page = await deps.watches.listWatches(clientId, { limit: 100, ...(cursor ? { cursor } : {}) });
       read += page.items.length;
       cursor = page.nextCursor;
-      const profiles = await Promise.all(page.items.map((watch) => deps.companies.get(watch.jurisdiction, watch.companyNumber)));
-      for (const [i, watch] of page.items.entries()) {
-        const name = profiles[i]?.name ?? null;
+      const profiles = await deps.companies.getMany(page.items);
+      for (const watch of page.items) {
+        const name = profiles.get(`${watch.jurisdiction}#${watch.companyNumber}`)?.name ?? null;
         if (q !== '' && !watch.companyNumber.toLowerCase().includes(q) && !(name ?? '').toLowerCase().includes(q)) continue;
         items.push({ ...watch, name });
       }
