@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeySetVault } from '../../shared/auth/signing-keys';
+import type { MetricSender } from './redrive-metric';
 
 /** Where the CLI writes: the terminal, or a buffer in tests. Each call is one line. */
 export interface CliIo {
@@ -35,6 +36,8 @@ export interface Target {
   readonly signingKeys?: KeySetVault;
   /** Absent when the target has none to offer: the local runtime is not running. */
   readonly queues?: TargetQueues;
+  /** Where operator metrics are published: a deployed stack's CloudWatch. Absent locally, where they are printed only. */
+  readonly cloudWatch?: MetricSender;
   /** Webhook endpoints may be loopback receivers: the local runtime only. */
   readonly loopbackReceivers: boolean;
   /** Where the workspace is served, for the links the CLI prints; absent when the target does not say. */

@@ -1,4 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -157,6 +158,7 @@ export async function resolveStackTarget(stackName: string, region: string | und
   const fanout = outputs[outputIds.queueUrl(fanoutQueue.id)];
   const fanoutDeadLetter = outputs[outputIds.deadLetterQueueUrl(fanoutQueue.id)];
   const sqs = deliveries && deliveriesDeadLetter ? new SQSClient(region ? { region } : {}) : undefined;
+  const cloudWatch = new CloudWatchClient(region ? { region } : {});
   return {
     doc: createDocumentClient(client),
     tables,
@@ -164,6 +166,7 @@ export async function resolveStackTarget(stackName: string, region: string | und
     ...(sqs && deliveries && deliveriesDeadLetter
       ? { queues: { sqs, deliveries, deliveriesDeadLetter, ...(fanout && fanoutDeadLetter ? { fanout, fanoutDeadLetter } : {}) } }
       : {}),
+    cloudWatch,
     loopbackReceivers: false,
     ...(outputs[outputIds.workspaceUrl] ? { workspaceOrigin: new URL(outputs[outputIds.workspaceUrl] as string).origin } : {}),
     description: `stack ${stackName}`,
@@ -171,6 +174,7 @@ export async function resolveStackTarget(stackName: string, region: string | und
       client.destroy();
       secrets?.destroy();
       sqs?.destroy();
+      cloudWatch.destroy();
     },
   };
 }

@@ -3,6 +3,13 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 /** CloudWatch namespace of the service's own metrics; the dashboard and alarms read it too. */
 export const METRICS_NAMESPACE = 'Bureau';
 
+/**
+ * The dimension Powertools gives every metric a function writes, and its value: no function sets its
+ * own service name, so the alarms and the dashboard read every metric under this one value.
+ */
+export const SERVICE_DIMENSION = 'service';
+export const SERVICE_NAME = 'bureau';
+
 /** What the service counts, as CloudWatch metric names. */
 export const BusinessMetric = {
   tokensIssued: 'TokensIssued',
@@ -19,11 +26,24 @@ export const BusinessMetric = {
 export type BusinessMetric = (typeof BusinessMetric)[keyof typeof BusinessMetric];
 
 /**
+ * What the operator CLI counts against a deployed stack. A CLI run is no Lambda invocation with a log
+ * group to carry EMF, so these go out with PutMetricData, in the same namespace and service dimension.
+ */
+export const OperatorMetric = {
+  /** Messages moved from a dead-letter queue back to its queue by one redrive, per queue. */
+  deadLetterRedrives: 'DeadLetterRedrives',
+} as const;
+export type OperatorMetric = (typeof OperatorMetric)[keyof typeof OperatorMetric];
+
+/** The dimension of DeadLetterRedrives naming the queue: its logical id (`deliveries`, `fanout`), the same on every stage. */
+export const QUEUE_DIMENSION = 'Queue';
+
+/**
  * One Metrics instance per function, written as CloudWatch embedded metric format (EMF) log lines
  * when the invocation ends (the middy middleware flushes it). The service dimension is the function's
  * POWERTOOLS_SERVICE_NAME. The local runtime and the tests turn publishing off.
  */
-export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'bureau' });
+export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME });
 
 export function count(metric: BusinessMetric, value = 1): void {
   if (value > 0) metrics.addMetric(metric, MetricUnit.Count, value);

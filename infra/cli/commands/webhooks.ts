@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isWellFormedClientId } from '../../../shared/auth/client-registry';
+import { deliveriesQueue, fanoutQueue } from '../../../shared/queues/queues';
 import { redrive } from '../../../shared/queues/redrive';
 import { JsonQueue } from '../../../shared/queues/sqs';
 import { Deliveries } from '../../../shared/webhooks/deliveries';
@@ -14,6 +15,7 @@ import { systemResolver } from '../../../shared/webhooks/system-resolver';
 import { attemptRepresentationOf, representationOf } from '../../../shared/webhooks/webhooks-endpoint';
 import type { CliContext, Target } from '../context';
 import { formatTable } from '../format';
+import { reportDeadLetterRedrives } from '../redrive-metric';
 import { TargetError } from '../target';
 import { startWebhookListener } from '../webhook-listener';
 
@@ -282,14 +284,28 @@ export function registerDeliveryCommands(program: Command, context: CliContext):
       const { queues } = target;
       if (!queues) throw new TargetError(`${target.description} has no deliveries queue: start the local runtime (npm start) first`);
       const parked = [
-        { what: 'deliveries', from: queues.deliveriesDeadLetter, to: queues.deliveries },
-        ...(queues.fanout && queues.fanoutDeadLetter ? [{ what: 'fan-out steps', from: queues.fanoutDeadLetter, to: queues.fanout }] : []),
+        { what: 'deliveries', queue: deliveriesQueue.id, from: queues.deliveriesDeadLetter, to: queues.deliveries },
+        ...(queues.fanout && queues.fanoutDeadLetter
+          ? [{ what: 'fan-out steps', queue: fanoutQueue.id, from: queues.fanoutDeadLetter, to: queues.fanout }]
+          : []),
       ];
-      for (const { what, from, to } of parked) {
-        const { moved } = await redrive(queues.sqs, from, to, {
-          onProgress: ({ moved: sofar }) => context.io.err(`${sofar} ${what} moved…`),
-        });
-        context.io.out(moved === 0 ? `No ${what} in the dead-letter queue.` : `Moved ${moved} ${what} back to their queue.`);
+      // Progress is counted batch by batch, so a redrive that stops part way still reports what it moved.
+      const redriven: { queue: string; moved: number }[] = [];
+      try {
+        for (const { what, queue, from, to } of parked) {
+          const counted = { queue, moved: 0 };
+          redriven.push(counted);
+          const { moved } = await redrive(queues.sqs, from, to, {
+            onProgress: ({ moved: sofar }) => {
+              counted.moved = sofar;
+              context.io.err(`${sofar} ${what} moved…`);
+            },
+          });
+          counted.moved = moved;
+          context.io.out(moved === 0 ? `No ${what} in the dead-letter queue.` : `Moved ${moved} ${what} back to their queue.`);
+        }
+      } finally {
+        await reportDeadLetterRedrives(redriven, context.io, target.cloudWatch);
       }
     });
 }

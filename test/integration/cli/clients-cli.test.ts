@@ -359,6 +359,7 @@ describe('bureau target resolution', () => {
     expect(target.queues?.deliveries).toBe('https://sqs.eu-west-2.amazonaws.com/1/deliveries');
     expect(target.queues?.deliveriesDeadLetter).toBe('https://sqs.eu-west-2.amazonaws.com/1/deliveries-dlq');
     expect(target.loopbackReceivers).toBe(false);
+    expect(target.cloudWatch).toBeDefined();
     expect(target.description).toBe('stack Bureau');
   });
 
