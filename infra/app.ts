@@ -1,17 +1,31 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { BureauEdgeStack } from './edge-stack';
 import { BureauStack } from './stack';
 import { stageSettings } from './stage-settings';
 
 /**
  * The CDK app. `-c stage=<name>` picks a stage of infra/stages.json (default prod), which holds
  * everything that differs between deployments; nothing else is read from the command line, so a
- * redeploy cannot drop a setting. The stack is environment-agnostic, so synth needs no AWS account.
+ * redeploy cannot drop a setting. Two stacks: the service in the stage's region, and what CloudFront
+ * needs from us-east-1 (the web ACL, the certificate). The account is left to the deploying
+ * credentials, so synth needs no AWS account.
  */
 const app = new App();
 const stage = (app.node.tryGetContext('stage') as string | undefined) ?? 'prod';
 const settings = stageSettings(stage);
+const account = process.env.CDK_DEFAULT_ACCOUNT;
 
-new BureauStack(app, settings.stackName, { settings });
+const edge = new BureauEdgeStack(app, `${settings.stackName}-edge`, {
+  env: { account },
+  edge: settings.edge,
+  logRetention: settings.accessLogRetentionDays,
+});
+new BureauStack(app, settings.stackName, {
+  env: { account, region: settings.region },
+  crossRegionReferences: true,
+  settings,
+  edge: { webAclArn: edge.firewall.webAcl.attrArn, ...(edge.certificate ? { certificate: edge.certificate } : {}) },
+});
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Certificate, type ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec } from './catalogue';
@@ -9,11 +11,11 @@ import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
 import { ServiceDashboard } from './constructs/dashboard';
 import { EventSources } from './constructs/event-sources';
+import { FrontDoor } from './constructs/front-door';
 import { outputIds } from './constructs/outputs';
 import { BureauQueues } from './constructs/queues';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
-import { WorkspaceSite } from './constructs/workspace-site';
 import type { StageSettings } from './stage-settings';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
@@ -29,6 +31,8 @@ export interface BureauStackProps extends StackProps {
   readonly settings?: Partial<Omit<StageSettings, 'stackName'>>;
   /** The functions to deploy; the catalogue unless a test supplies its own. */
   readonly functions?: readonly FunctionSpec[];
+  /** From us-east-1 (infra/edge-stack): the web ACL in front of CloudFront and, for a domain of the API's own, its certificate. */
+  readonly edge: { readonly webAclArn: string; readonly certificate?: ICertificate };
 }
 
 /**
@@ -43,10 +47,10 @@ export class BureauStack extends Stack {
   readonly api: BureauApi;
   readonly functions: ReadonlyMap<string, BureauFunction>;
   readonly alarms: Alarms;
-  /** CloudFront in front of the workspace app and the API, when the workspace function is deployed. */
-  readonly workspace?: WorkspaceSite;
+  /** CloudFront behind AWS WAF: the public entry to the API and the workspace app. */
+  readonly frontDoor: FrontDoor;
 
-  constructor(scope: Construct, id: string, props: BureauStackProps = {}) {
+  constructor(scope: Construct, id: string, props: BureauStackProps) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
     this.tables = new BureauTables(this, 'Tables');
     this.queues = new BureauQueues(this, 'Queues');
@@ -61,6 +65,22 @@ export class BureauStack extends Stack {
     const alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail ?? undefined });
     this.alarms = alarms;
     const eventSources = new EventSources(this, 'EventSources', { tables: this.tables, queues: this.queues, alarms });
+    this.frontDoor = new FrontDoor(this, 'FrontDoor', {
+      apiEndpoint: this.api.url,
+      repositoryRoot,
+      webAclArn: props.edge.webAclArn,
+      originSecretRevision: settings.edge?.originSecretRevision ?? 1,
+      ...(settings.edge?.domainName && (props.edge.certificate || settings.edge.certificateArn)
+        ? {
+            domain: {
+              name: settings.edge.domainName,
+              certificate:
+                props.edge.certificate ?? Certificate.fromCertificateArn(this, 'Certificate', settings.edge.certificateArn as string),
+              ...(settings.edge.hostedZone ? { hostedZone: settings.edge.hostedZone } : {}),
+            },
+          }
+        : {}),
+    });
 
     const built = new Map<string, BureauFunction>();
     for (const spec of props.functions ?? catalogue) {
@@ -90,6 +110,12 @@ export class BureauStack extends Stack {
       }
       for (const source of spec.eventSources ?? []) eventSources.connect(fn, source);
       for (const route of spec.routes) this.api.addRoute(route, fn);
+      if (spec.routes.length > 0) {
+        fn.addEnvironment('ORIGIN_SECRET_ARN', this.frontDoor.originSecret.secretArn);
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.frontDoor.originSecret.secretArn] }),
+        );
+      }
       alarms.watchFunction(fn, Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds));
       built.set(spec.id, fn);
     }
@@ -98,18 +124,20 @@ export class BureauStack extends Stack {
     alarms.watchApi(this.api.stage);
     alarms.watchDeliverySuccess();
 
-    const workspaceFunction = built.get('workspace');
-    if (workspaceFunction) {
-      this.workspace = new WorkspaceSite(this, 'Workspace', { apiEndpoint: this.api.url, repositoryRoot });
-      // The origin the browser sees: sign-in checks requests against it, passkeys are scoped to it.
-      workspaceFunction.addEnvironment('WORKSPACE_ORIGIN', this.workspace.origin);
-      new CfnOutput(this, outputIds.workspaceUrl, {
-        value: `${this.workspace.origin}/workspace/`,
-        description: 'The client workspace; the API is also served on this origin',
-      });
-    }
-
-    new CfnOutput(this, outputIds.apiUrl, { value: this.api.url, description: 'Base URL of the API' });
+    // The origin the browser sees: sign-in checks requests against it, passkeys are scoped to it.
+    built.get('workspace')?.addEnvironment('WORKSPACE_ORIGIN', this.frontDoor.origin);
+    new CfnOutput(this, outputIds.workspaceUrl, {
+      value: `${this.frontDoor.origin}/workspace/`,
+      description: 'The client workspace; the API is served on the same origin',
+    });
+    new CfnOutput(this, outputIds.apiUrl, {
+      value: this.frontDoor.origin,
+      description: 'Base URL of the API, behind CloudFront and AWS WAF',
+    });
+    new CfnOutput(this, outputIds.distributionDomain, {
+      value: this.frontDoor.distribution.distributionDomainName,
+      description: "CloudFront's own name: point a CNAME for the API's domain here when its DNS is not in Route 53",
+    });
     for (const table of this.tables.all) {
       new CfnOutput(this, outputIds.tableName(table.definition.id), {
         value: table.tableName,

@@ -20,6 +20,34 @@ export interface StageSettings {
   readonly signingKeyRotationDays: number;
   /** IAM role ARNs that may read and replace the signing keys (for `bureau keys revoke`); no one else but the functions can. */
   readonly signingKeyAdministrators: readonly string[];
+  /** Where the data lives: eu-west-2 (London) for GB, eu-west-1 (Ireland) for IE, by the operator's choice. */
+  readonly region: string;
+  readonly edge: EdgeSettings;
+  readonly egress: EgressSettings;
+}
+
+/** The public entry: CloudFront with AWS WAF, and the API's own domain if it has one. */
+export interface EdgeSettings {
+  /** e.g. api.bureau.example; null serves the API on its *.cloudfront.net name. */
+  readonly domainName: string | null;
+  /** The Route 53 zone of domainName: the certificate is validated and the alias records are written in it. */
+  readonly hostedZone: { readonly id: string; readonly name: string } | null;
+  /** An ACM certificate in us-east-1 for domainName, when its DNS is not in Route 53 (then point a CNAME at the distribution). */
+  readonly certificateArn: string | null;
+  /** Requests one address may make in any 5 minutes before AWS WAF answers 429. */
+  readonly requestsPerAddressPer5Minutes: number;
+  /** Sign-in attempts (password, passkey, invitation) one address may make in any 5 minutes. */
+  readonly signInsPerAddressPer5Minutes: number;
+  /** Raise after putting a new origin secret value, so CloudFront reads it on the next deploy. */
+  readonly originSecretRevision: number;
+}
+
+/** Webhook deliveries from fixed public addresses that subscribers can allowlist. */
+export interface EgressSettings {
+  /** Off: deliveries leave from Lambda's shared addresses. On: through NAT gateways with Elastic IPs (about $35 a month each). */
+  readonly fixedAddresses: boolean;
+  /** NAT gateways (one per availability zone, each with its address) when fixedAddresses is on. */
+  readonly addresses: number;
 }
 
 export class StageSettingsError extends Error {
@@ -78,10 +106,70 @@ export function stageSettings(stage: string, source: string = readFileSync(STAGE
     accessLogRetentionDays: retention('accessLogRetentionDays'),
     signingKeyRotationDays: whole('signingKeyRotationDays', settings.signingKeyRotationDays, 1, 365),
     signingKeyAdministrators: roleArns('signingKeyAdministrators', settings.signingKeyAdministrators, where),
+    region: text('region', /^[a-z]{2}(-[a-z]+)+-\d$/),
+    edge: edgeSettings(settings.edge, where, whole),
+    egress: egressSettings(settings.egress, where, whole),
   };
 }
 
-function roleArns(field: string, value: unknown, where: (field: string) => string): string[] {
+type Where = (field: string) => string;
+type Whole = (field: string, value: unknown, min: number, max: number) => number;
+
+function edgeSettings(value: unknown, where: Where, whole: Whole): EdgeSettings {
+  if (typeof value !== 'object' || value === null) throw new StageSettingsError(`${where('edge')} must be an object`);
+  const edge = value as Record<string, unknown>;
+  const domainName = edge.domainName ?? null;
+  if (domainName !== null && (typeof domainName !== 'string' || !/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/.test(domainName))) {
+    throw new StageSettingsError(`${where('edge.domainName')} must be a lower-case domain name such as api.bureau.example, or null`);
+  }
+  const zone = (edge.hostedZone ?? null) as { id?: unknown; name?: unknown } | null;
+  const zoneIsValid =
+    zone === null ||
+    (typeof zone === 'object' &&
+      typeof zone.id === 'string' &&
+      /^Z[A-Z0-9]{1,31}$/.test(zone.id) &&
+      typeof zone.name === 'string' &&
+      typeof domainName === 'string' &&
+      `.${domainName}`.endsWith(`.${zone.name}`));
+  if (!zoneIsValid) {
+    throw new StageSettingsError(`${where('edge.hostedZone')} must be null or { "id": "Z…", "name": "<a parent of edge.domainName>" }`);
+  }
+  const certificateArn = edge.certificateArn ?? null;
+  if (
+    certificateArn !== null &&
+    (typeof certificateArn !== 'string' || !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/.test(certificateArn))
+  ) {
+    throw new StageSettingsError(
+      `${where('edge.certificateArn')} must be null or an ACM certificate ARN in us-east-1, where CloudFront reads certificates`,
+    );
+  }
+  if (domainName !== null && zone === null && certificateArn === null) {
+    throw new StageSettingsError(
+      `${where('edge.domainName')} needs edge.hostedZone (a certificate is made and validated there) or edge.certificateArn`,
+    );
+  }
+  if (domainName === null && (zone !== null || certificateArn !== null)) {
+    throw new StageSettingsError(`${where('edge.domainName')} must be set when edge.hostedZone or edge.certificateArn is`);
+  }
+  return {
+    domainName: domainName as string | null,
+    hostedZone: zone as EdgeSettings['hostedZone'],
+    certificateArn: certificateArn as string | null,
+    // AWS WAF counts from 10 requests in a window.
+    requestsPerAddressPer5Minutes: whole('edge.requestsPerAddressPer5Minutes', edge.requestsPerAddressPer5Minutes, 10, 2_000_000_000),
+    signInsPerAddressPer5Minutes: whole('edge.signInsPerAddressPer5Minutes', edge.signInsPerAddressPer5Minutes, 10, 2_000_000_000),
+    originSecretRevision: whole('edge.originSecretRevision', edge.originSecretRevision, 1, 1_000_000),
+  };
+}
+
+function egressSettings(value: unknown, where: Where, whole: Whole): EgressSettings {
+  if (typeof value !== 'object' || value === null) throw new StageSettingsError(`${where('egress')} must be an object`);
+  const egress = value as Record<string, unknown>;
+  if (typeof egress.fixedAddresses !== 'boolean') throw new StageSettingsError(`${where('egress.fixedAddresses')} must be true or false`);
+  return { fixedAddresses: egress.fixedAddresses, addresses: whole('egress.addresses', egress.addresses, 1, 3) };
+}
+
+function roleArns(field: string, value: unknown, where: Where): string[] {
   if (
     !Array.isArray(value) ||
     value.some((arn) => typeof arn !== 'string' || !/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(arn))

@@ -10,6 +10,7 @@ export const outputIds = {
   alarmTopicArn: 'AlarmTopicArn',
   workspaceUrl: 'WorkspaceUrl',
   dashboardUrl: 'DashboardUrl',
+  distributionDomain: 'DistributionDomain',
   /** ClientsTableName, CompaniesTableName, …: one per table definition. */
   tableName: (tableId: string) => `${capitalized(tableId)}TableName`,
   /** DeliveriesQueueUrl, FanoutQueueUrl: one per queue definition. */

@@ -3,6 +3,7 @@ import { logger } from '../observability/logger';
 import { BusinessMetric, count } from '../observability/metrics';
 import { observed } from '../observability/middleware';
 import { badRequest, HttpError } from './errors';
+import { ORIGIN_VERIFY_HEADER, type OriginGuard, originGuardFrom } from './origin-guard';
 import { MalformedQueryStringError, parseQueryString } from './query-string';
 import { internalError, problem } from './responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types';
@@ -65,12 +66,14 @@ function requestOf(event: APIGatewayProxyEventV2): HttpRequest {
 
 /**
  * Wraps a transport-neutral handler as an API Gateway HTTP API (payload 2.0) Lambda handler.
- * Client errors become their JSON body; anything else is logged and becomes a bare 500.
+ * Client errors become their JSON body; anything else is logged and becomes a bare 500. Deployed,
+ * a request that did not come through CloudFront (and its firewall) is refused before anything else.
  */
-export function lambdaHttpHandler(handle: HttpHandler): ApiGatewayHandler {
+export function lambdaHttpHandler(handle: HttpHandler, guard: OriginGuard | undefined = originGuardFrom()): ApiGatewayHandler {
   return observed<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event) => {
     logger.appendKeys({ apiRequestId: event.requestContext.requestId, routeKey: event.requestContext.routeKey });
     try {
+      await guard?.check(event.headers?.[ORIGIN_VERIFY_HEADER]);
       return toApiGatewayResult(await handle(requestOf(event)));
     } catch (error) {
       if (error instanceof HttpError) return toApiGatewayResult(problem(error));

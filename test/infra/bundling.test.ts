@@ -30,6 +30,7 @@ describe('function bundling', () => {
     // Prepare
     const app = new App({ outdir });
     const stack = new BureauStack(app, 'Bundled', {
+      edge: { webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/bureau-test/0b2d9c1e' },
       functions: [
         {
           id: 'probe',

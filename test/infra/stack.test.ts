@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
 import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
+import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-guard';
 import { allQueues, deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import {
   allTables,
@@ -32,9 +33,12 @@ interface Statement {
 const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
-function synthesize(props: BureauStackProps = {}) {
+/** The stack reads the web ACL from us-east-1 (infra/edge-stack); its own tests build that. */
+const TEST_WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/bureau-test/0b2d9c1e-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
+function synthesize(props: Omit<BureauStackProps, 'edge'> & Partial<Pick<BureauStackProps, 'edge'>> = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new BureauStack(app, 'Test', props);
+  const stack = new BureauStack(app, 'Test', { edge: { webAclArn: TEST_WEB_ACL }, ...props });
   const template = Template.fromStack(stack);
   const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const functionId = (id: string) => logicalId(stack.functions.get(id) as IConstruct);
@@ -299,8 +303,83 @@ describe('BureauStack', () => {
       },
     });
     expect(synth.environmentOf('workspace').WORKSPACE_ORIGIN).toEqual({
-      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [synth.logicalId(synth.stack.workspace?.distribution as IConstruct), 'DomainName'] }]],
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [synth.logicalId(synth.stack.frontDoor.distribution as IConstruct), 'DomainName'] }]],
     });
+  });
+
+  it('puts the public entry behind the web ACL and has CloudFront prove it to the API with a secret header only the API functions read', () => {
+    const distribution = Object.values(synth.template.findResources('AWS::CloudFront::Distribution'))[0] as { Properties: Loose };
+    const config = distribution.Properties.DistributionConfig;
+    const secret = { Ref: synth.logicalId(synth.stack.frontDoor.originSecret) };
+    const apiOrigin = config.Origins.find((origin: Loose) => origin.CustomOriginConfig);
+    const siteOrigin = config.Origins.find((origin: Loose) => origin.S3OriginConfig);
+
+    expect(config.WebACLId).toBe(TEST_WEB_ACL);
+    expect(apiOrigin.OriginCustomHeaders).toEqual([
+      {
+        HeaderName: ORIGIN_VERIFY_HEADER,
+        HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', secret, ':SecretString:::}}']] },
+      },
+    ]);
+    // The bucket never sees the value.
+    expect(siteOrigin.OriginCustomHeaders).toBeUndefined();
+    synth.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+    for (const spec of catalogue) {
+      const reads = synth
+        .statementsOf(spec.id)
+        .filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(secret))
+        .flatMap((statement) => asList(statement.Action));
+      if (spec.routes.length > 0) {
+        expect(synth.environmentOf(spec.id).ORIGIN_SECRET_ARN, spec.id).toEqual(secret);
+        expect(reads, spec.id).toEqual(['secretsmanager:GetSecretValue']);
+      } else {
+        expect(synth.environmentOf(spec.id).ORIGIN_SECRET_ARN, spec.id).toBeUndefined();
+        expect(reads, spec.id).toEqual([]);
+      }
+    }
+    expect(config.Comment).toContain('origin secret revision 1');
+    expect(synth.template.toJSON().Outputs.ApiUrl.Value).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [synth.logicalId(synth.stack.frontDoor.distribution as IConstruct), 'DomainName'] }]],
+    });
+  });
+
+  it('serves a stage with a domain of its own on that domain, over TLS 1.2 at least, with alias records in its zone', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123';
+    const edge = {
+      domainName: 'api.bureau.example',
+      hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
+      certificateArn,
+      requestsPerAddressPer5Minutes: 3000,
+      signInsPerAddressPer5Minutes: 100,
+      originSecretRevision: 2,
+    };
+    const stack = new BureauStack(app, 'Domain', { settings: { edge }, edge: { webAclArn: TEST_WEB_ACL } });
+    const template = Template.fromStack(stack);
+    const config = (Object.values(template.findResources('AWS::CloudFront::Distribution'))[0] as { Properties: Loose }).Properties
+      .DistributionConfig;
+
+    expect(config.Aliases).toEqual(['api.bureau.example']);
+    expect(config.ViewerCertificate).toMatchObject({
+      AcmCertificateArn: certificateArn,
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
+    expect(config.Comment).toContain('origin secret revision 2');
+    for (const type of ['A', 'AAAA']) {
+      template.hasResourceProperties('AWS::Route53::RecordSet', {
+        Name: 'api.bureau.example.',
+        Type: type,
+        HostedZoneId: 'Z0123456789',
+        AliasTarget: Match.objectLike({
+          DNSName: { 'Fn::GetAtt': [stack.getLogicalId(stack.frontDoor.distribution.node.defaultChild as CfnElement), 'DomainName'] },
+        }),
+      });
+    }
+    expect(template.toJSON().Outputs.ApiUrl.Value).toBe('https://api.bureau.example');
+    expect(new AwsSolutionsChecks().validateScope(stack).violations.map((violation) => violation.ruleName)).toEqual([]);
   });
 
   it('lets only the signing and rotating functions read the signing key, and only the rotation function change it', () => {
@@ -608,7 +687,9 @@ describe('BureauStack built from a catalogue with a new function', () => {
         },
       ]),
     );
-    expect(synth.statementsOf('extra').some(grants('secretsmanager:GetSecretValue'))).toBe(false);
+    // Only the origin secret every routed function checks requests against; never the signing key.
+    const secretReads = synth.statementsOf('extra').filter(grants('secretsmanager:GetSecretValue'));
+    expect(secretReads.map((statement) => statement.Resource)).toEqual([{ Ref: synth.logicalId(synth.stack.frontDoor.originSecret) }]);
     expect(synth.environmentOf('extra').WATCHES_TABLE).toEqual({ Ref: watches });
     expect(new AwsSolutionsChecks().validateScope(synth.stack).violations).toEqual([]);
   });

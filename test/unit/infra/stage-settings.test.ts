@@ -11,7 +11,18 @@ const valid = {
   accessLogRetentionDays: 90,
   signingKeyRotationDays: 30,
   signingKeyAdministrators: ['arn:aws:iam::123456789012:role/BureauKeyAdmin'],
+  region: 'eu-west-1',
+  edge: {
+    domainName: 'api.bureau.example',
+    hostedZone: { id: 'Z0123456789ABCDEFGHIJ', name: 'bureau.example' },
+    certificateArn: null,
+    requestsPerAddressPer5Minutes: 3000,
+    signInsPerAddressPer5Minutes: 100,
+    originSecretRevision: 1,
+  },
+  egress: { fixedAddresses: false, addresses: 2 },
 };
+const edge = (overrides: Record<string, unknown>) => ({ edge: { ...valid.edge, ...overrides } });
 const file = (overrides: Record<string, unknown>) => JSON.stringify({ test: { ...valid, ...overrides } });
 
 describe('stage settings', () => {
@@ -35,6 +46,28 @@ describe('stage settings', () => {
       { signingKeyAdministrators: ['arn:aws:iam::123456789012:user/alice'] },
       'test.signingKeyAdministrators',
     ],
+    ['a region that is none', { region: 'London' }, 'test.region'],
+    ['a domain name with capitals', edge({ domainName: 'API.bureau.example' }), 'test.edge.domainName'],
+    [
+      'a hosted zone that is not a parent of the domain',
+      edge({ hostedZone: { id: 'Z0123', name: 'other.example' } }),
+      'test.edge.hostedZone',
+    ],
+    [
+      'a certificate outside us-east-1, where CloudFront cannot read it',
+      edge({ hostedZone: null, certificateArn: 'arn:aws:acm:eu-west-2:123456789012:certificate/abc-123' }),
+      'test.edge.certificateArn',
+    ],
+    ['a domain with neither a zone nor a certificate', edge({ hostedZone: null }), 'test.edge.domainName'],
+    ['a zone without a domain', edge({ domainName: null }), 'test.edge.hostedZone'],
+    [
+      'a certificate without a domain',
+      edge({ domainName: null, hostedZone: null, certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' }),
+      'test.edge.domainName',
+    ],
+    ['a rate limit AWS WAF cannot count', edge({ requestsPerAddressPer5Minutes: 5 }), 'test.edge.requestsPerAddressPer5Minutes'],
+    ['fixed addresses that are not a yes or no', { egress: { fixedAddresses: 'yes', addresses: 2 } }, 'test.egress.fixedAddresses'],
+    ['more NAT gateways than availability zones it uses', { egress: { fixedAddresses: true, addresses: 4 } }, 'test.egress.addresses'],
   ])('refuses %s, naming the field', (_case, overrides, field) => {
     expect(() => stageSettings('test', file(overrides))).toThrow(StageSettingsError);
     expect(() => stageSettings('test', file(overrides))).toThrow(field);

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { type CfnElement, DockerImage, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, DockerImage, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
   CachePolicy,
@@ -14,32 +15,66 @@ import {
   OriginRequestPolicy,
   PriceClass,
   ResponseHeadersPolicy,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { AaaaRecord, ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-guard';
 import { WORKSPACE_CONTENT_SECURITY_POLICY, WORKSPACE_PATH } from '../../shared/workspace/site-headers';
 
-export interface WorkspaceSiteProps {
+export interface FrontDoorProps {
   /** The HTTP API's endpoint, https://<id>.execute-api.<region>.amazonaws.com. */
   readonly apiEndpoint: string;
   readonly repositoryRoot: string;
+  /** The AWS WAF web ACL (CloudFront scope, in us-east-1) every request passes. */
+  readonly webAclArn: string;
+  /** The API's own domain, with its us-east-1 certificate and, if its DNS is in Route 53, the zone for its alias records. */
+  readonly domain?: {
+    readonly name: string;
+    readonly certificate: ICertificate;
+    readonly hostedZone?: { readonly id: string; readonly name: string };
+  };
+  /** Raised to make CloudFront read a new origin secret value. */
+  readonly originSecretRevision: number;
 }
 
 /**
- * One origin for the workspace and its API: CloudFront serves the built app (web/dist) from a
- * private S3 bucket under /workspace/, and passes /workspace/api/* and /v1/* to the HTTP API
- * uncached, cookies and all. Same origin means the session cookie can be SameSite=Strict and the
- * app needs no CORS. The pages carry the workspace's Content-Security-Policy.
+ * The one public entry of the service: CloudFront behind AWS WAF, on the API's own domain when it
+ * has one. It serves the built workspace app (web/dist) from a private S3 bucket under /workspace/
+ * and passes /workspace/api/* and /v1/* to the HTTP API uncached, cookies and all. Same origin means
+ * the session cookie can be SameSite=Strict and the app needs no CORS.
+ *
+ * An HTTP API's execute-api address cannot be closed while CloudFront uses it as its origin, and a
+ * closed one would only move the bypass to a custom API domain. Instead CloudFront adds a secret
+ * header to every request it forwards and the functions refuse any request without it
+ * (shared/http/origin-guard), so a caller who finds the execute-api address still meets the
+ * firewall's rules, or nothing.
  */
-export class WorkspaceSite extends Construct {
+export class FrontDoor extends Construct {
   readonly distribution: Distribution;
   readonly bucket: Bucket;
+  /** The header value CloudFront sends the API; only the API's functions may read it. */
+  readonly originSecret: Secret;
+  private readonly domainName?: string;
 
-  constructor(scope: Construct, id: string, props: WorkspaceSiteProps) {
+  constructor(scope: Construct, id: string, props: FrontDoorProps) {
     super(scope, id);
+    this.domainName = props.domain?.name;
+    this.originSecret = new Secret(this, 'OriginSecret', {
+      description: 'Bureau: the header value CloudFront sends the API, proving a request passed the firewall',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    Validations.of(this.originSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotated by hand (docs/operations.md): CloudFront only reads the value on a deploy, so a scheduled rotation would lock it out until the next one.',
+    });
     this.bucket = new Bucket(this, 'Files', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
@@ -71,7 +106,10 @@ export class WorkspaceSite extends Construct {
       ),
     });
     // https://<id>.execute-api.<region>.amazonaws.com → its host name.
-    const api = new HttpOrigin(Fn.select(2, Fn.split('/', props.apiEndpoint)));
+    const api = new HttpOrigin(Fn.select(2, Fn.split('/', props.apiEndpoint)), {
+      // Replaces any header of that name a caller sends.
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: this.originSecret.secretValue.unsafeUnwrap() },
+    });
     const apiBehaviour = {
       origin: api,
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
@@ -81,7 +119,16 @@ export class WorkspaceSite extends Construct {
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
     };
     this.distribution = new Distribution(this, 'Distribution', {
-      comment: 'Bureau: the workspace and the API on one origin',
+      // The revision changes the resource, and only a changed resource re-reads the secret's dynamic reference.
+      comment: `Bureau: the API and the workspace (origin secret revision ${props.originSecretRevision})`,
+      webAclId: props.webAclArn,
+      ...(props.domain
+        ? {
+            domainNames: [props.domain.name],
+            certificate: props.domain.certificate,
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {}),
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
       defaultBehavior: {
@@ -96,16 +143,26 @@ export class WorkspaceSite extends Construct {
     Validations.of(this.distribution).acknowledge(
       { id: 'AwsSolutions-CFR1', reason: 'Clients and their people work from anywhere; the data is public register data.' },
       {
-        id: 'AwsSolutions-CFR2',
-        reason:
-          'Sign-in routes have their own gateway throttle and per-person and per-address counters in the function; a WAF web ACL belongs with the custom domain.',
-      },
-      { id: 'AwsSolutions-CFR3', reason: 'Every API request is already logged by the HTTP API stage; the static files need no log.' },
-      {
-        id: 'AwsSolutions-CFR4',
-        reason: 'The default *.cloudfront.net certificate; a custom domain with a TLS 1.2 minimum policy is configured per deployment.',
+        id: 'AwsSolutions-CFR3',
+        reason: 'Every API request is logged by the HTTP API stage and every blocked one by AWS WAF; the static files need no log.',
       },
     );
+    if (!props.domain) {
+      Validations.of(this.distribution).acknowledge({
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'Without a domain of its own the distribution can only use the *.cloudfront.net certificate, whose policy CloudFront sets; a stage with edge.domainName gets TLS 1.2 at least.',
+      });
+    }
+    if (props.domain?.hostedZone) {
+      const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', {
+        hostedZoneId: props.domain.hostedZone.id,
+        zoneName: props.domain.hostedZone.name,
+      });
+      const target = RecordTarget.fromAlias(new CloudFrontTarget(this.distribution));
+      new ARecord(this, 'AliasV4', { zone, recordName: props.domain.name, target });
+      new AaaaRecord(this, 'AliasV6', { zone, recordName: props.domain.name, target });
+    }
 
     new BucketDeployment(this, 'Assets', {
       sources: [appSource(props.repositoryRoot)],
@@ -129,9 +186,9 @@ export class WorkspaceSite extends Construct {
     acknowledgeDeploymentHandler(this);
   }
 
-  /** https://<distribution>.cloudfront.net */
+  /** https://<the API's domain>, or https://<distribution>.cloudfront.net without one. */
   get origin(): string {
-    return `https://${this.distribution.distributionDomainName}`;
+    return `https://${this.domainName ?? this.distribution.distributionDomainName}`;
   }
 }
 
@@ -159,7 +216,7 @@ function acknowledgeDeploymentHandler(scope: Construct): void {
       'Resource::*',
     ].map((finding) => ({ id: `AwsSolutions-IAM5[${finding}]`, reason: `${copying}.` })),
     {
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region}/*]`,
       reason: `${copying}: any staged object of this deployment.`,
     },
     {

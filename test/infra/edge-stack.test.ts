@@ -1,0 +1,150 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { functions as catalogue } from '../../infra/catalogue';
+import { EDGE_RESPONSES, MAX_BODY_BYTES_AT_THE_EDGE } from '../../infra/constructs/edge-firewall';
+import { BureauEdgeStack } from '../../infra/edge-stack';
+import { BureauStack } from '../../infra/stack';
+import type { EdgeSettings } from '../../infra/stage-settings';
+
+// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
+type Loose = any;
+
+const noDomain: EdgeSettings = {
+  domainName: null,
+  hostedZone: null,
+  certificateArn: null,
+  requestsPerAddressPer5Minutes: 3000,
+  signInsPerAddressPer5Minutes: 100,
+  originSecretRevision: 1,
+};
+
+function synthesize(edge: EdgeSettings = noDomain) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new BureauEdgeStack(app, 'Edge', { edge, logRetention: 90 });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+describe('BureauEdgeStack', () => {
+  it('lives in us-east-1, where CloudFront reads web ACLs and certificates', () => {
+    expect(synthesize().stack.region).toBe('us-east-1');
+  });
+
+  it('puts the managed rule sets and both rate limits in a CloudFront web ACL that allows the rest', () => {
+    const { template } = synthesize();
+    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0] as { Properties: Loose };
+    const rules = Object.fromEntries(acl.Properties.Rules.map((rule: Loose) => [rule.Name, rule]));
+
+    expect(acl.Properties).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
+    for (const name of ['AWSManagedRulesCommonRuleSet', 'AWSManagedRulesKnownBadInputsRuleSet', 'AWSManagedRulesAmazonIpReputationList']) {
+      expect(rules[name]?.Statement.ManagedRuleGroupStatement, name).toMatchObject({ VendorName: 'AWS', Name: name });
+      expect(rules[name]?.OverrideAction, name).toEqual({ None: {} });
+    }
+    expect(rules.RequestsPerAddress.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 300,
+      Limit: 3000,
+    });
+    // The sign-in limit covers exactly the routes the catalogue marks as costly sign-ins.
+    const signIn = rules.SignInsPerAddress.Statement.RateBasedStatement;
+    expect(signIn).toMatchObject({ AggregateKeyType: 'IP', EvaluationWindowSec: 300, Limit: 100 });
+    const signInPaths = catalogue.flatMap((fn) => fn.routes.filter((route) => route.throttle).map((route) => route.path));
+    expect(signInPaths.length).toBeGreaterThan(0);
+    expect(signIn.ScopeDownStatement.OrStatement.Statements.map((s: Loose) => s.ByteMatchStatement.SearchString).sort()).toEqual(
+      [...signInPaths].sort(),
+    );
+    for (const statement of signIn.ScopeDownStatement.OrStatement.Statements) {
+      expect(statement.ByteMatchStatement).toMatchObject({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'EXACTLY' });
+    }
+    // Every rule's requests are counted in CloudWatch, each under its own name.
+    const metricNames = acl.Properties.Rules.map((rule: Loose) => rule.VisibilityConfig.MetricName);
+    expect(new Set(metricNames).size).toBe(metricNames.length);
+  });
+
+  it('answers rate limits with 429 and oversized bodies with 413, in the API’s JSON error format', () => {
+    const { template } = synthesize();
+    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0] as { Properties: Loose };
+    const rules = Object.fromEntries(acl.Properties.Rules.map((rule: Loose) => [rule.Name, rule]));
+    const bodies = acl.Properties.CustomResponseBodies;
+
+    for (const name of ['RequestsPerAddress', 'SignInsPerAddress']) {
+      expect(rules[name].Action.Block.CustomResponse).toEqual({ ResponseCode: 429, CustomResponseBodyKey: 'rate_limited' });
+    }
+    expect(rules.AWSManagedRulesCommonRuleSet.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual([
+      {
+        Name: 'SizeRestrictions_BODY',
+        ActionToUse: { Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'payload_too_large' } } },
+      },
+    ]);
+    for (const [key, response] of Object.entries(EDGE_RESPONSES)) {
+      expect(bodies[key].ContentType).toBe('APPLICATION_JSON');
+      expect(JSON.parse(bodies[key].Content)).toMatchObject({ status: response.status, error: key, type: expect.stringContaining(key) });
+    }
+    expect(JSON.parse(bodies.payload_too_large.Content).detail).toContain(String(MAX_BODY_BYTES_AT_THE_EDGE));
+  });
+
+  it('logs only what it blocked or counted, without credentials, to a retained aws-waf-logs- group', () => {
+    const { template, stack } = synthesize();
+    const logging = Object.values(template.findResources('AWS::WAFv2::LoggingConfiguration'))[0] as { Properties: Loose };
+    const group = Object.entries(template.findResources('AWS::Logs::LogGroup'))[0] as [string, { Properties: Loose }];
+
+    expect(group[1].Properties).toMatchObject({ LogGroupName: `aws-waf-logs-${stack.stackName}`, RetentionInDays: 90 });
+    expect(logging.Properties.ResourceArn).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(stack.firewall.webAcl), 'Arn'] });
+    expect(JSON.stringify(logging.Properties.LogDestinationConfigs)).toContain(`:log-group:",{"Ref":"${group[0]}"}`);
+    expect(JSON.stringify(logging.Properties.LogDestinationConfigs)).not.toContain(':*');
+    expect(logging.Properties.LoggingFilter).toMatchObject({ DefaultBehavior: 'DROP' });
+    expect(logging.Properties.RedactedFields).toEqual([{ SingleHeader: { Name: 'authorization' } }, { SingleHeader: { Name: 'cookie' } }]);
+  });
+
+  it('makes a DNS-validated certificate only for a domain whose zone is in Route 53', () => {
+    expect(synthesize().template.findResources('AWS::CertificateManager::Certificate')).toEqual({});
+    const withCertificate = synthesize({
+      ...noDomain,
+      domainName: 'api.bureau.example',
+      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
+    });
+    expect(withCertificate.template.findResources('AWS::CertificateManager::Certificate')).toEqual({});
+
+    const inRoute53 = synthesize({
+      ...noDomain,
+      domainName: 'api.bureau.example',
+      hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
+    });
+    inRoute53.template.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      DomainName: 'api.bureau.example',
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: [{ DomainName: 'api.bureau.example', HostedZoneId: 'Z0123456789' }],
+    });
+  });
+
+  it('passes cdk-nag, and hands the service stack in another region the web ACL and the certificate', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const domain: EdgeSettings = {
+      ...noDomain,
+      domainName: 'api.bureau.example',
+      hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
+    };
+    const edge = new BureauEdgeStack(app, 'Edge', { edge: domain, logRetention: 90 });
+    const service = new BureauStack(app, 'Service', {
+      env: { region: 'eu-west-2' },
+      crossRegionReferences: true,
+      settings: { edge: domain },
+      edge: { webAclArn: edge.firewall.webAcl.attrArn, ...(edge.certificate ? { certificate: edge.certificate } : {}) },
+    });
+
+    const findings = new AwsSolutionsChecks().validateScope(edge).violations.map((violation) => violation.ruleName);
+    const distribution = Object.values(Template.fromStack(service).findResources('AWS::CloudFront::Distribution'))[0] as {
+      Properties: Loose;
+    };
+
+    expect(findings).toEqual([]);
+    // Read from us-east-1 through the parameters CDK's cross-region references write.
+    expect(JSON.stringify(distribution.Properties.DistributionConfig.WebACLId)).toContain('/cdk/exports/');
+    expect(JSON.stringify(distribution.Properties.DistributionConfig.ViewerCertificate.AcmCertificateArn)).toContain('/cdk/exports/');
+    expect(Stack.of(service).region).toBe('eu-west-2');
+    Template.fromStack(edge).hasResourceProperties('Custom::CrossRegionExportWriter', {
+      WriterProps: Match.objectLike({ region: 'eu-west-2' }),
+    });
+  });
+});
