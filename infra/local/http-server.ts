@@ -18,7 +18,10 @@ import { FunctionThrottledError, LOCAL_ACCOUNT_ID } from './functions';
 import { type RouteDefinition, RouteTable } from './routes';
 import type { StaticSite } from './static-site';
 
-/** API Gateway's request payload limit. */
+/**
+ * API Gateway's request payload limit. The functions refuse far less (8 KiB, shared/http/body-limit.ts)
+ * in their own adapter, which runs here as deployed: this guard only keeps the gateway's behaviour.
+ */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** API Gateway HTTP API's quota on the request line and headers together. */
 export const MAX_REQUEST_HEAD_BYTES = 10_240;

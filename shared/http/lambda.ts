@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { logger } from '../observability/logger';
 import { BusinessMetric, count } from '../observability/metrics';
 import { observed } from '../observability/middleware';
+import { refuseOversizedBody } from './body-limit';
 import { badRequest, HttpError } from './errors';
 import { ORIGIN_VERIFY_HEADER, type OriginGuard, originGuardFrom } from './origin-guard';
 import { MalformedQueryStringError, parseQueryString } from './query-string';
@@ -54,6 +55,7 @@ export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStruc
 }
 
 function requestOf(event: APIGatewayProxyEventV2): HttpRequest {
+  refuseOversizedBody(event.body, event.isBase64Encoded);
   try {
     return toHttpRequest(event);
   } catch (error) {

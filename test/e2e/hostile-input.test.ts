@@ -194,3 +194,58 @@ describe('the workspace API', () => {
     expect(response.status).toBe(413);
   });
 });
+
+describe('a request body over 8 KiB', () => {
+  const post = (path: string, contentType: string, body: string, authorization?: string) =>
+    fetch(`${bureau().baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, ...(authorization ? { authorization } : {}) },
+      body,
+    });
+  /** JSON of `fields`, padded with trailing white space (still valid JSON) to `bytes`. */
+  const paddedJson = (fields: Record<string, string>, bytes: number) => {
+    const text = JSON.stringify(fields);
+    return text + ' '.repeat(bytes - Buffer.byteLength(text));
+  };
+  /** A form body padded with empty pairs, which the token endpoint skips, to `bytes`. */
+  const paddedForm = (fields: Record<string, string>, bytes: number) => {
+    const text = new URLSearchParams(fields).toString();
+    return text + '&'.repeat(bytes - text.length);
+  };
+  const credentials = () => ({
+    grant_type: 'client_credentials',
+    client_id: bureau().demoClient.clientId,
+    client_secret: bureau().demoClient.clientSecret,
+  });
+  const subscription = { name: 'Padded', url: 'https://93.184.215.14/padded' };
+
+  const expectTooLarge = async (response: Response) => {
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({
+      status: 413,
+      error: 'payload_too_large',
+      detail: 'The request body exceeds 8192 bytes, the most the API accepts.',
+    });
+  };
+
+  it('is refused with a JSON 413 by the token endpoint, as JSON or as a form (which reaches the function base64-encoded)', async () => {
+    await expectTooLarge(await post('/v1/oauth/token', 'application/json', paddedJson(credentials(), 9000)));
+    await expectTooLarge(await post('/v1/oauth/token', 'application/x-www-form-urlencoded', paddedForm(credentials(), 9000)));
+  });
+
+  it('is refused with a JSON 413 by the webhooks endpoint', async () => {
+    await expectTooLarge(await post('/v1/webhooks', 'application/json', paddedJson(subscription, 9000), `Bearer ${token}`));
+  });
+
+  it('is not refused at 8,000 bytes: a token is issued and a subscription created', async () => {
+    const json = await post('/v1/oauth/token', 'application/json', paddedJson(credentials(), 8000));
+    // 8,000 bytes of form are over 10,000 characters of base64: the limit is on the decoded body.
+    const form = await post('/v1/oauth/token', 'application/x-www-form-urlencoded', paddedForm(credentials(), 8000));
+    const created = await post('/v1/webhooks', 'application/json', paddedJson(subscription, 8000), `Bearer ${token}`);
+
+    expect(json.status).toBe(200);
+    expect(form.status).toBe(200);
+    expect(created.status).toBe(201);
+  });
+});
