@@ -25,7 +25,11 @@ new BureauStack(app, settings.stackName, {
   env: { account, region: settings.region },
   crossRegionReferences: true,
   settings,
-  edge: { webAclArn: edge.firewall.webAcl.attrArn, ...(edge.certificate ? { certificate: edge.certificate } : {}) },
+  edge: {
+    webAclArn: edge.firewall.webAcl.attrArn,
+    webAclName: edge.firewall.name,
+    ...(edge.certificate ? { certificate: edge.certificate } : {}),
+  },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

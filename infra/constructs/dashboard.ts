@@ -1,11 +1,19 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { AlarmStatusWidget, Dashboard, GraphWidget, type IWidget, SingleValueWidget, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { AlarmStatusWidget, Dashboard, GraphWidget, type IWidget, Metric, SingleValueWidget, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BusinessMetric } from '../../shared/observability/metrics';
+import {
+  BusinessMetric,
+  METRICS_NAMESPACE,
+  OperatorMetric,
+  QUEUE_DIMENSION,
+  SERVICE_DIMENSION,
+  SERVICE_NAME,
+} from '../../shared/observability/metrics';
 import { type Alarms, deliverySuccessRate, serviceMetric } from './alarms';
+import { blockedRequestMetrics } from './edge-firewall';
 
 export interface ServiceDashboardProps {
   readonly stage: HttpStage;
@@ -14,6 +22,8 @@ export interface ServiceDashboardProps {
   readonly streamConsumer?: IFunction;
   readonly queues: ReadonlyArray<{ readonly name: string; readonly queue: IQueue; readonly deadLetters: IQueue }>;
   readonly alarms: Alarms;
+  /** The AWS WAF web ACL in front of the service, by name. */
+  readonly webAclName?: string;
 }
 
 const period = Duration.minutes(5);
@@ -78,6 +88,18 @@ export class ServiceDashboard extends Construct {
           left: queues.map(({ name, deadLetters }) =>
             deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum', label: `${name} DLQ` }),
           ),
+          // Published by `bureau deliveries redrive`: a drop on the left with a bar on the right was an operator, not a consumer.
+          right: queues.map(
+            ({ name }) =>
+              new Metric({
+                namespace: METRICS_NAMESPACE,
+                metricName: OperatorMetric.deadLetterRedrives,
+                dimensionsMap: { [SERVICE_DIMENSION]: SERVICE_NAME, [QUEUE_DIMENSION]: name },
+                statistic: 'Sum',
+                period,
+                label: `${name} redriven`,
+              }),
+          ),
         }),
       ],
       [
@@ -89,6 +111,15 @@ export class ServiceDashboard extends Construct {
             serviceMetric(name),
           ),
         }),
+        ...(props.webAclName
+          ? [
+              new GraphWidget({
+                title: 'Firewall: blocked requests by rule',
+                width: WIDTH,
+                left: blockedRequestMetrics(props.webAclName, period),
+              }),
+            ]
+          : []),
         new GraphWidget({
           title: 'Use of the service',
           width: WIDTH,

@@ -1,13 +1,13 @@
-import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { payloadTooLarge } from '../../shared/http/body-limit';
 import { HttpError } from '../../shared/http/errors';
 import { problem } from '../../shared/http/responses';
 import { functions } from '../catalogue';
 
-/** AWS's common rule set blocks bodies over 8 KB; the functions refuse them too (shared/http). */
-export const MAX_BODY_BYTES_AT_THE_EDGE = 8_192;
 /** The routes that check a password or passkey: the catalogue gives them a tighter gateway throttle. */
 const SIGN_IN_PATHS = functions.flatMap((fn) => fn.routes.filter((route) => route.throttle).map((route) => route.path));
 
@@ -25,12 +25,39 @@ export const EDGE_RESPONSES = {
   rate_limited: problem(
     new HttpError(429, 'rate_limited', 'Too many requests from your address in the last 5 minutes. Slow down and retry in a minute.'),
   ),
-  payload_too_large: problem(
-    new HttpError(413, 'payload_too_large', `The request body exceeds ${MAX_BODY_BYTES_AT_THE_EDGE} bytes, the most the API accepts.`),
-  ),
+  // AWS's common rule set blocks bodies over 8 KB, the functions' own limit: both answer alike.
+  payload_too_large: problem(payloadTooLarge()),
 } as const;
 
 type ResponseKey = keyof typeof EDGE_RESPONSES;
+
+/** Each rule's CloudWatch metric is named after the web ACL, so two stages' rules never share one. */
+const RULE_METRICS = {
+  SignInsPerAddress: 'sign-ins-per-address',
+  RequestsPerAddress: 'requests-per-address',
+  AWSManagedRulesAmazonIpReputationList: 'AWSManagedRulesAmazonIpReputationList',
+  AWSManagedRulesKnownBadInputsRuleSet: 'AWSManagedRulesKnownBadInputsRuleSet',
+  AWSManagedRulesCommonRuleSet: 'AWSManagedRulesCommonRuleSet',
+} as const;
+
+/**
+ * Requests the web ACL blocked, per rule, for a dashboard in any region: AWS WAF publishes a
+ * CloudFront web ACL's metrics in us-east-1 only.
+ */
+export function blockedRequestMetrics(webAclName: string, period: Duration): Metric[] {
+  return Object.entries(RULE_METRICS).map(
+    ([rule, metric]) =>
+      new Metric({
+        namespace: 'AWS/WAFV2',
+        metricName: 'BlockedRequests',
+        dimensionsMap: { WebACL: webAclName, Rule: `${webAclName}-${metric}` },
+        region: 'us-east-1',
+        statistic: 'Sum',
+        period,
+        label: rule,
+      }),
+  );
+}
 
 /**
  * The AWS WAF web ACL in front of CloudFront: AWS's managed rules for common exploits, known bad
@@ -43,10 +70,13 @@ type ResponseKey = keyof typeof EDGE_RESPONSES;
 export class EdgeFirewall extends Construct {
   readonly webAcl: CfnWebACL;
   readonly logs: LogGroup;
+  /** The web ACL's name: its metrics' WebACL dimension. */
+  readonly name: string;
 
   constructor(scope: Construct, id: string, props: EdgeFirewallProps) {
     super(scope, id);
     const metricPrefix = Stack.of(this).stackName.replace(/[^\w-]/g, '');
+    this.name = metricPrefix;
     const visibility = (name: string) => ({
       cloudWatchMetricsEnabled: true,
       sampledRequestsEnabled: true,
@@ -72,6 +102,7 @@ export class EdgeFirewall extends Construct {
     });
 
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      name: this.name,
       scope: 'CLOUDFRONT',
       description: 'Bureau: managed rule sets and rate limits in front of the API and the workspace',
       defaultAction: { allow: {} },
@@ -96,7 +127,7 @@ export class EdgeFirewall extends Construct {
               scopeDownStatement: { orStatement: { statements: SIGN_IN_PATHS.map(pathIs) } },
             },
           },
-          visibilityConfig: visibility('sign-ins-per-address'),
+          visibilityConfig: visibility(RULE_METRICS.SignInsPerAddress),
         },
         {
           name: 'RequestsPerAddress',
@@ -105,7 +136,7 @@ export class EdgeFirewall extends Construct {
           statement: {
             rateBasedStatement: { aggregateKeyType: 'IP', evaluationWindowSec: 300, limit: props.requestsPerAddressPer5Minutes },
           },
-          visibilityConfig: visibility('requests-per-address'),
+          visibilityConfig: visibility(RULE_METRICS.RequestsPerAddress),
         },
         managed(2, 'AWSManagedRulesAmazonIpReputationList'),
         managed(3, 'AWSManagedRulesKnownBadInputsRuleSet'),

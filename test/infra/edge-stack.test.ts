@@ -3,10 +3,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { functions as catalogue } from '../../infra/catalogue';
-import { EDGE_RESPONSES, MAX_BODY_BYTES_AT_THE_EDGE } from '../../infra/constructs/edge-firewall';
+import { EDGE_RESPONSES } from '../../infra/constructs/edge-firewall';
 import { BureauEdgeStack } from '../../infra/edge-stack';
 import { BureauStack } from '../../infra/stack';
 import type { EdgeSettings } from '../../infra/stage-settings';
+import { MAX_REQUEST_BODY_BYTES } from '../../shared/http/body-limit';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
@@ -81,7 +82,7 @@ describe('BureauEdgeStack', () => {
       expect(bodies[key].ContentType).toBe('APPLICATION_JSON');
       expect(JSON.parse(bodies[key].Content)).toMatchObject({ status: response.status, error: key, type: expect.stringContaining(key) });
     }
-    expect(JSON.parse(bodies.payload_too_large.Content).detail).toContain(String(MAX_BODY_BYTES_AT_THE_EDGE));
+    expect(JSON.parse(bodies.payload_too_large.Content).detail).toContain(String(MAX_REQUEST_BODY_BYTES));
   });
 
   it('logs only what it blocked or counted, without credentials, to a retained aws-waf-logs- group', () => {
@@ -130,7 +131,11 @@ describe('BureauEdgeStack', () => {
       env: { region: 'eu-west-2' },
       crossRegionReferences: true,
       settings: { edge: domain },
-      edge: { webAclArn: edge.firewall.webAcl.attrArn, ...(edge.certificate ? { certificate: edge.certificate } : {}) },
+      edge: {
+        webAclArn: edge.firewall.webAcl.attrArn,
+        webAclName: edge.firewall.name,
+        ...(edge.certificate ? { certificate: edge.certificate } : {}),
+      },
     });
 
     const findings = new AwsSolutionsChecks().validateScope(edge).violations.map((violation) => violation.ruleName);
@@ -143,6 +148,13 @@ describe('BureauEdgeStack', () => {
     expect(JSON.stringify(distribution.Properties.DistributionConfig.WebACLId)).toContain('/cdk/exports/');
     expect(JSON.stringify(distribution.Properties.DistributionConfig.ViewerCertificate.AcmCertificateArn)).toContain('/cdk/exports/');
     expect(Stack.of(service).region).toBe('eu-west-2');
+    // The service's dashboard charts the firewall's blocks from us-east-1, where AWS WAF publishes them.
+    const dashboard = JSON.stringify(Object.values(Template.fromStack(service).findResources('AWS::CloudWatch::Dashboard'))[0]);
+    expect(dashboard).toContain('Firewall: blocked requests by rule');
+    expect(dashboard).toContain(
+      `\\"AWS/WAFV2\\",\\"BlockedRequests\\",\\"Rule\\",\\"${edge.firewall.name}-requests-per-address\\",\\"WebACL\\",\\"${edge.firewall.name}\\"`,
+    );
+    expect(dashboard).toContain('\\"region\\":\\"us-east-1\\"');
     Template.fromStack(edge).hasResourceProperties('Custom::CrossRegionExportWriter', {
       WriterProps: Match.objectLike({ region: 'eu-west-2' }),
     });
