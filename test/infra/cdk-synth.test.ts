@@ -16,12 +16,15 @@ interface Resource {
   Properties: Record<string, unknown>;
 }
 
-const stages = JSON.parse(readFileSync(join(repositoryRoot, 'infra/stages.json'), 'utf8')) as Record<string, { stackName: string }>;
+const stages = JSON.parse(readFileSync(join(repositoryRoot, 'infra/stages.json'), 'utf8')) as Record<
+  string,
+  { stackName: string; region: string }
+>;
 
 describe('cdk synth', () => {
   it.each(Object.entries(stages))(
-    'synthesizes the %s stage offline with the real CLI, bundling every function and passing cdk-nag',
-    async (stage, { stackName }) => {
+    'synthesizes the %s stage offline with the real CLI, its service stack and its us-east-1 stack, bundling every function and passing cdk-nag',
+    async (stage, { stackName, region }) => {
       // Act: no AWS credentials or region, so nothing can reach AWS.
       const { stdout, stderr } = await promisify(execFile)(
         join(repositoryRoot, 'node_modules/.bin/cdk'),
@@ -53,6 +56,19 @@ describe('cdk synth', () => {
       const siteAsset = readdirSync(outdir).find((entry) => entry.startsWith('asset.') && existsSync(join(outdir, entry, 'index.html')));
       expect(siteAsset, 'the built workspace app').toBeDefined();
       expect(readdirSync(join(outdir, siteAsset as string, 'assets')).some((file) => file.endsWith('.js'))).toBe(true);
+      // The firewall and its cross-region hand-over to the service stack's CloudFront distribution.
+      const edge = JSON.parse(readFileSync(join(outdir, `${stackName}-edge.template.json`), 'utf8')) as {
+        Resources: Record<string, Resource>;
+      };
+      const edgeTypes = Object.values(edge.Resources).map((resource) => resource.Type);
+      expect(edgeTypes).toEqual(expect.arrayContaining(['AWS::WAFv2::WebACL', 'Custom::CrossRegionExportWriter']));
+      const distribution = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::CloudFront::Distribution');
+      expect(JSON.stringify((distribution?.Properties.DistributionConfig as { WebACLId: unknown }).WebACLId)).toContain('/cdk/exports/');
+      const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+        artifacts: Record<string, { environment?: string }>;
+      };
+      expect(manifest.artifacts[`${stackName}-edge`]?.environment).toMatch(/\/us-east-1$/);
+      expect(manifest.artifacts[stackName]?.environment).toMatch(new RegExp(`/${region}$`));
       expect(`${stdout}${stderr}`).not.toMatch(/AwsSolutions-/);
     },
     180_000,
