@@ -25,7 +25,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-guard';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
 import { WORKSPACE_CONTENT_SECURITY_POLICY, WORKSPACE_PATH } from '../../shared/workspace/site-headers';
 
 export interface FrontDoorProps {
@@ -110,8 +110,16 @@ export class FrontDoor extends Construct {
       // Replaces any header of that name a caller sends.
       customHeaders: { [ORIGIN_VERIFY_HEADER]: this.originSecret.secretValue.unsafeUnwrap() },
     });
+    // The gateway sees CloudFront's address; the functions' per-address limits need the caller's.
+    const viewerAddress = new EdgeFunction(this, 'ViewerAddress', {
+      comment: "Passes the caller's address to the API",
+      code: FunctionCode.fromInline(
+        `function handler(event) { event.request.headers['${VIEWER_ADDRESS_HEADER}'] = { value: event.viewer.ip }; return event.request; }`,
+      ),
+    });
     const apiBehaviour = {
       origin: api,
+      functionAssociations: [{ function: viewerAddress, eventType: FunctionEventType.VIEWER_REQUEST }],
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,

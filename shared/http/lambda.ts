@@ -1,17 +1,18 @@
+import { isIP } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { BusinessMetric, count } from '../observability/metrics';
 import { observed } from '../observability/middleware';
 import { refuseOversizedBody } from './body-limit';
 import { badRequest, HttpError } from './errors';
-import { ORIGIN_VERIFY_HEADER, type OriginGuard, originGuardFrom } from './origin-guard';
+import { ORIGIN_VERIFY_HEADER, type OriginGuard, originGuardFrom, VIEWER_ADDRESS_HEADER } from './origin-guard';
 import { MalformedQueryStringError, parseQueryString } from './query-string';
 import { internalError, problem } from './responses';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types';
 
 export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
+export function toHttpRequest(event: APIGatewayProxyEventV2, sourceIp: string = event.requestContext.http.sourceIp): HttpRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
   // Payload 2.0 moves the Cookie header into `cookies`; put it back as the browser sent it.
@@ -27,7 +28,7 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
     headers,
     query: parseQueryString(event.rawQueryString ?? ''),
     body,
-    sourceIp: event.requestContext.http.sourceIp,
+    sourceIp,
     requestId: event.requestContext.requestId,
   };
 }
@@ -54,16 +55,25 @@ export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyStruc
   };
 }
 
-function requestOf(event: APIGatewayProxyEventV2): HttpRequest {
+function requestOf(event: APIGatewayProxyEventV2, sourceIp?: string): HttpRequest {
   refuseOversizedBody(event.body, event.isBase64Encoded);
   try {
-    return toHttpRequest(event);
+    return toHttpRequest(event, sourceIp);
   } catch (error) {
     if (error instanceof MalformedQueryStringError) {
       throw badRequest('malformed_query_string', error.message, error.parameter === undefined ? {} : { parameter: error.parameter });
     }
     throw error;
   }
+}
+
+/**
+ * Behind CloudFront the gateway sees one of CloudFront's addresses; the caller's is in the header
+ * CloudFront sets, which is believed only of a request that proved it came through CloudFront.
+ */
+function viewerAddress(event: APIGatewayProxyEventV2): string | undefined {
+  const address = event.headers?.[VIEWER_ADDRESS_HEADER];
+  return address !== undefined && isIP(address) !== 0 ? address : undefined;
 }
 
 /**
@@ -76,7 +86,7 @@ export function lambdaHttpHandler(handle: HttpHandler, guard: OriginGuard | unde
     logger.appendKeys({ apiRequestId: event.requestContext.requestId, routeKey: event.requestContext.routeKey });
     try {
       await guard?.check(event.headers?.[ORIGIN_VERIFY_HEADER]);
-      return toApiGatewayResult(await handle(requestOf(event)));
+      return toApiGatewayResult(await handle(requestOf(event, guard ? viewerAddress(event) : undefined)));
     } catch (error) {
       if (error instanceof HttpError) return toApiGatewayResult(problem(error));
       // Answered with a bare 500, so Lambda sees no error: the metric is what the alarm watches.

@@ -7,6 +7,8 @@ import { HttpError } from './errors';
 
 /** The header CloudFront adds to every request it forwards to the API (infra/constructs/front-door). */
 export const ORIGIN_VERIFY_HEADER = 'x-bureau-origin-verify';
+/** The caller's address, set by CloudFront over anything the caller sent under that name. */
+export const VIEWER_ADDRESS_HEADER = 'x-bureau-viewer-address';
 
 /** Values are re-read this often, so a new one is accepted within minutes of being put. */
 const CACHE_MS = 15 * 60 * 1000;

@@ -3,7 +3,7 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../shared/http/errors';
 import { lambdaHttpHandler } from '../../../shared/http/lambda';
-import { ORIGIN_VERIFY_HEADER, OriginGuard } from '../../../shared/http/origin-guard';
+import { ORIGIN_VERIFY_HEADER, OriginGuard, VIEWER_ADDRESS_HEADER } from '../../../shared/http/origin-guard';
 import { apiGatewayEvent } from '../../support/api-gateway-events';
 import { FakeSecretsManager } from '../../support/fake-secrets-manager';
 
@@ -94,5 +94,33 @@ describe('origin guard', () => {
     expect(JSON.parse(bypassed.body as string)).toMatchObject({ error: 'forbidden', status: 403 });
     expect(forwarded.statusCode).toBe(200);
     expect(ran).toBe(1);
+  });
+
+  it("takes the caller's address from CloudFront's header once the request proved it came through CloudFront, and never otherwise", async () => {
+    const { guard } = setUp();
+    const seen: string[] = [];
+    const handle = async (request: { sourceIp: string }) => {
+      seen.push(request.sourceIp);
+      return { status: 204 };
+    };
+    const event = (headers: Record<string, string>) => apiGatewayEvent({ path: '/v1/oauth/token', headers, sourceIp: '130.176.0.1' });
+
+    await lambdaHttpHandler(handle, guard)(
+      event({ [ORIGIN_VERIFY_HEADER]: 'first-value', [VIEWER_ADDRESS_HEADER]: '203.0.113.7' }),
+      {} as Context,
+    );
+    await lambdaHttpHandler(handle, guard)(
+      event({ [ORIGIN_VERIFY_HEADER]: 'first-value', [VIEWER_ADDRESS_HEADER]: '2001:db8::7' }),
+      {} as Context,
+    );
+    // Not an address: the gateway's is kept rather than a string a caller chose.
+    await lambdaHttpHandler(handle, guard)(
+      event({ [ORIGIN_VERIFY_HEADER]: 'first-value', [VIEWER_ADDRESS_HEADER]: 'anyone' }),
+      {} as Context,
+    );
+    // Without a guard (the local runtime: no CloudFront in front), the header is anybody's to send.
+    await lambdaHttpHandler(handle, undefined)(event({ [VIEWER_ADDRESS_HEADER]: '203.0.113.7' }), {} as Context);
+
+    expect(seen).toEqual(['203.0.113.7', '2001:db8::7', '130.176.0.1', '130.176.0.1']);
   });
 });
