@@ -1,11 +1,13 @@
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
+import { QUEUE_MAPPING_ACTIONS, type QueueAction, type TableAction } from '../shared/iam/actions';
 import { deliveriesQueue, fanoutQueue, type QueueDefinition } from '../shared/queues/queues';
 import {
   clientsTable,
   companiesTable,
   deliveriesTable,
   type TableDefinition,
+  WATCHES_BY_CLIENT_INDEX,
   watchesTable,
   webhooksTable,
   workspaceTable,
@@ -15,29 +17,37 @@ import { PROFILE_CHANGE_FILTER, type StreamFilter } from '../shared/webhooks/pro
 /**
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
  * least-privilege grants and API routes from this list; the local runtime serves the same routes
- * with the same handler modules and environment variable names.
+ * with the same handler modules and environment variable names, and refuses any call these grants
+ * do not allow (shared/iam/local-grants.ts).
  */
-export type TableAccess =
-  /** GetItem, Query, BatchGetItem on the table and its indexes. */
-  | 'read'
-  /** read plus PutItem, UpdateItem, DeleteItem, BatchWriteItem. */
-  | 'readwrite'
-  /** PutItem and UpdateItem only. */
-  | 'write';
+export interface TableAccess {
+  /**
+   * The item actions the function's code sends to the table itself, and nothing more: a grant no
+   * code path uses fails test/e2e/least-privilege.test.ts, as does a call no grant allows.
+   */
+  readonly actions: readonly TableAction[];
+  /** Indexes the code queries: Query on each of these indexes, never on the others or on the table for their sake. */
+  readonly queryIndexes?: readonly string[];
+}
 
 export interface TableGrant {
   readonly table: TableDefinition;
   readonly access: TableAccess;
   /**
-   * Restricts writes to items whose partition key starts with one of these prefixes
-   * (IAM condition dynamodb:LeadingKeys), e.g. rate-limit counters only.
+   * Restricts the grant's writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem) to items whose
+   * partition key starts with one of these prefixes (IAM condition dynamodb:LeadingKeys), e.g.
+   * rate-limit counters only.
    */
   readonly writeKeyPrefixes?: readonly string[];
 }
 
 export interface QueueGrant {
   readonly queue: QueueDefinition;
-  /** 'send' passes the queue URL in the definition's variable; 'consume' also lets the function change visibility. */
+  /**
+   * Either way the function gets the queue URL in the definition's variable. 'send': sqs:SendMessage
+   * (SendMessageBatch included). 'consume': the queue is the function's event source, and the grant
+   * is what the mapping calls with the function's role (shared/iam/actions QUEUE_MAPPING_ACTIONS).
+   */
   readonly access: 'send' | 'consume';
 }
 
@@ -62,6 +72,11 @@ export type EventSourceSpec =
       readonly batchSize: number;
       /** Invocations at once for this source: a slow receiver cannot take the whole account. */
       readonly maxConcurrency: number;
+      /**
+       * The code defers messages it was handed by changing their visibility (its retry schedule), so
+       * its role also gets sqs:ChangeMessageVisibility on the queue; the mapping alone never needs it.
+       */
+      readonly changesVisibility?: boolean;
     };
 
 /**
@@ -122,9 +137,23 @@ export interface FunctionSpec {
 /** What a function gets when its spec sets no memory or timeout, deployed and local alike. */
 export const FUNCTION_DEFAULTS = { memoryMb: 512, timeoutSeconds: 10 } as const;
 
-/** Protected routes count calls in the clients table and read the client record and public keys. */
-const bearerProtected: TableGrant = { table: clientsTable, access: 'write', writeKeyPrefixes: [RATE_KEY_PREFIX] };
-const clientsRead: TableGrant = { table: clientsTable, access: 'read' };
+/** Client records and the published public keys, each read by its key. */
+const clientRecords: TableGrant = { table: clientsTable, access: { actions: ['GetItem'] } };
+/** A call counted in its rate-limit window (and a token request's count taken back): the only clients items written. */
+const rateCounters: TableGrant = { table: clientsTable, access: { actions: ['UpdateItem'] }, writeKeyPrefixes: [RATE_KEY_PREFIX] };
+/** What functions/protection.ts does for every bearer-protected route. */
+const bearerProtected: readonly TableGrant[] = [clientRecords, rateCounters];
+/** Subscriptions: created and deleted in a transaction with the client's count item (UpdateItem), listed by Query. */
+const subscriptionsManaged: TableGrant = {
+  table: webhooksTable,
+  access: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+};
+/** The delivery log as a client reads it: attempts by Query, one delivery by GetItem to retry it. */
+const deliveryLogRead: TableGrant = { table: deliveriesTable, access: { actions: ['GetItem', 'Query'] } };
+/** A client's watches, by the index that lists them per client. */
+const watchesByClient: TableGrant = { table: watchesTable, access: { actions: [], queryIndexes: [WATCHES_BY_CLIENT_INDEX] } };
+/** A company's watchers, by the table's own key. */
+const watchersOfCompany: TableGrant = { table: watchesTable, access: { actions: ['Query'] } };
 
 export const functions: readonly FunctionSpec[] = [
   {
@@ -135,7 +164,7 @@ export const functions: readonly FunctionSpec[] = [
       { method: 'POST', path: '/v1/oauth/token', access: 'client-credentials' },
       { method: 'GET', path: '/v1/.well-known/jwks.json', access: 'public' },
     ],
-    tables: [clientsRead, bearerProtected],
+    tables: bearerProtected,
     signingKey: 'sign',
   },
   {
@@ -143,7 +172,7 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/key-rotation/handler.ts',
     description: 'Secrets Manager rotation of the token signing keys; publishes the public JWKS',
     routes: [],
-    tables: [{ table: clientsTable, access: 'write', writeKeyPrefixes: [SIGNING_KEYS_PK] }],
+    tables: [{ table: clientsTable, access: { actions: ['PutItem'] }, writeKeyPrefixes: [SIGNING_KEYS_PK] }],
     signingKey: 'rotate',
     timeoutSeconds: 30,
     // Never starved by a burst of traffic elsewhere in the account: a rotation that cannot run leaves the key unrotated.
@@ -154,7 +183,11 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/search/handler.ts',
     description: 'Company name search over the name index in the companies table',
     routes: [{ method: 'GET', path: '/v1/search', access: 'bearer' }],
-    tables: [clientsRead, bearerProtected, { table: companiesTable, access: 'read' }],
+    tables: [
+      ...bearerProtected,
+      // The company a number names by GetItem, the word index by Query, the spelling vocabulary by BatchGetItem.
+      { table: companiesTable, access: { actions: ['GetItem', 'Query', 'BatchGetItem'] } },
+    ],
   },
   {
     id: 'profile',
@@ -162,11 +195,11 @@ export const functions: readonly FunctionSpec[] = [
     description: "Company profile by number; records the caller's watch of the company",
     routes: [{ method: 'GET', path: '/v1/profile/{companyNumber}', access: 'bearer' }],
     tables: [
-      clientsRead,
-      bearerProtected,
-      { table: companiesTable, access: 'read' },
-      // UpdateItem records the watch; DeleteItem (hence readwrite) only undoes a watch that a fetch of an unknown company created.
-      { table: watchesTable, access: 'readwrite' },
+      ...bearerProtected,
+      { table: companiesTable, access: { actions: ['GetItem'] } },
+      // UpdateItem records the watch (and puts back its time when the call is refused); DeleteItem only undoes a watch
+      // that a fetch of an unknown company created.
+      { table: watchesTable, access: { actions: ['UpdateItem', 'DeleteItem'] } },
     ],
   },
   {
@@ -174,7 +207,7 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/watches/handler.ts',
     description: 'Lists the companies the caller watches (its profile fetches)',
     routes: [{ method: 'GET', path: '/v1/watches', access: 'bearer' }],
-    tables: [clientsRead, bearerProtected, { table: watchesTable, access: 'read' }],
+    tables: [...bearerProtected, watchesByClient],
   },
   {
     id: 'webhooks',
@@ -191,7 +224,7 @@ export const functions: readonly FunctionSpec[] = [
       { method: 'GET', path: '/v1/webhooks/{id}/deliveries', access: 'bearer' },
       { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry', access: 'bearer' },
     ],
-    tables: [clientsRead, bearerProtected, { table: webhooksTable, access: 'readwrite' }, { table: deliveriesTable, access: 'read' }],
+    tables: [...bearerProtected, subscriptionsManaged, deliveryLogRead],
     queues: [{ queue: deliveriesQueue, access: 'send' }],
     loopbackReceivers: true,
   },
@@ -214,12 +247,15 @@ export const functions: readonly FunctionSpec[] = [
     ],
     tables: [
       // Client names; the workspace never counts API calls.
-      clientsRead,
-      { table: workspaceTable, access: 'readwrite' },
-      { table: webhooksTable, access: 'readwrite' },
-      { table: deliveriesTable, access: 'read' },
-      { table: watchesTable, access: 'read' },
-      { table: companiesTable, access: 'read' },
+      clientRecords,
+      // People, invitations and passkeys by GetItem, a session and its person together by BatchGetItem, a person's
+      // passkeys by Query; sessions and challenges put and deleted; sign-in counters and passwords updated.
+      { table: workspaceTable, access: { actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] } },
+      subscriptionsManaged,
+      deliveryLogRead,
+      watchesByClient,
+      // A watched company's profile, and the names of a page of watched companies in one batched read.
+      { table: companiesTable, access: { actions: ['GetItem', 'BatchGetItem'] } },
     ],
     queues: [{ queue: deliveriesQueue, access: 'send' }],
     loopbackReceivers: true,
@@ -230,7 +266,8 @@ export const functions: readonly FunctionSpec[] = [
     entry: 'functions/change-detector/handler.ts',
     description: 'Companies stream: diffs each rewritten profile into change events and queues their fan-out',
     routes: [],
-    tables: [{ table: watchesTable, access: 'read' }],
+    // Whether anyone watches the company at all, before queueing its fan-out.
+    tables: [watchersOfCompany],
     queues: [{ queue: fanoutQueue, access: 'send' }],
     eventSources: [
       {
@@ -250,11 +287,13 @@ export const functions: readonly FunctionSpec[] = [
     description: "Fans a change event out to a page of the company's watchers' ACTIVE subscriptions at a time",
     routes: [],
     tables: [
-      { table: watchesTable, access: 'read' },
-      { table: webhooksTable, access: 'read' },
+      watchersOfCompany,
+      // The watchers' active subscription ids, from their clients' count items.
+      { table: webhooksTable, access: { actions: ['BatchGetItem'] } },
     ],
     queues: [
-      { queue: fanoutQueue, access: 'consume' },
+      // Each step queues the next page of watchers as a task of its own; its event source brings the consuming grant.
+      { queue: fanoutQueue, access: 'send' },
       { queue: deliveriesQueue, access: 'send' },
     ],
     eventSources: [{ kind: 'queue', queue: fanoutQueue, batchSize: 1, maxConcurrency: 5 }],
@@ -266,12 +305,34 @@ export const functions: readonly FunctionSpec[] = [
     description: 'Signs and POSTs webhook deliveries, logs every attempt and schedules retries',
     routes: [],
     tables: [
-      { table: webhooksTable, access: 'readwrite' },
-      { table: deliveriesTable, access: 'readwrite' },
+      // A batch's subscriptions in one read; failing, healthy and disabled marked by UpdateItem.
+      { table: webhooksTable, access: { actions: ['BatchGetItem', 'UpdateItem'] } },
+      // A batch's earlier delivery records in one read; each attempt logged with its delivery in one batched write.
+      { table: deliveriesTable, access: { actions: ['BatchGetItem', 'BatchWriteItem'] } },
     ],
     queues: [{ queue: deliveriesQueue, access: 'consume' }],
-    eventSources: [{ kind: 'queue', queue: deliveriesQueue, batchSize: 10, maxConcurrency: 10 }],
+    eventSources: [{ kind: 'queue', queue: deliveriesQueue, batchSize: 10, maxConcurrency: 10, changesVisibility: true }],
     loopbackReceivers: true,
     timeoutSeconds: 30,
   },
 ];
+
+/**
+ * The SQS actions a function's role holds, by queue id: 'send' grants SendMessage; a consumed queue
+ * (a 'consume' grant or a queue event source) what its mapping calls, and ChangeMessageVisibility
+ * when the code changes visibility. The stack grants these, the local runtime enforces them.
+ */
+export function queueActionsOf(spec: FunctionSpec): Map<string, { queue: QueueDefinition; actions: Set<QueueAction> }> {
+  const byQueue = new Map<string, { queue: QueueDefinition; actions: Set<QueueAction> }>();
+  const add = (queue: QueueDefinition, actions: readonly QueueAction[]) => {
+    const entry = byQueue.get(queue.id) ?? { queue, actions: new Set<QueueAction>() };
+    for (const action of actions) entry.actions.add(action);
+    byQueue.set(queue.id, entry);
+  };
+  for (const grant of spec.queues ?? []) add(grant.queue, grant.access === 'send' ? ['SendMessage'] : QUEUE_MAPPING_ACTIONS);
+  for (const source of spec.eventSources ?? []) {
+    if (source.kind !== 'queue') continue;
+    add(source.queue, [...QUEUE_MAPPING_ACTIONS, ...(source.changesVisibility ? (['ChangeMessageVisibility'] as const) : [])]);
+  }
+  return byQueue;
+}

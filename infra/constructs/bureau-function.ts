@@ -1,9 +1,11 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import { type IVpc, SubnetType } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { isKeyedWrite } from '../../shared/iam/actions';
 import { esmRequireBanner, lambdaBundleAliases } from '../bundling/options';
 import type { TableAccess } from '../catalogue';
 import type { BureauTable } from './tables';
@@ -20,6 +22,8 @@ export interface BureauFunctionProps {
   readonly reservedConcurrentExecutions?: number;
   readonly environment?: Readonly<Record<string, string>>;
   readonly logRetention?: RetentionDays;
+  /** Runs in the VPC's private subnets, reaching the internet through its NAT gateways. */
+  readonly vpc?: IVpc;
 }
 
 export interface TableBinding {
@@ -29,12 +33,7 @@ export interface TableBinding {
   readonly writeKeyPrefixes?: readonly string[];
 }
 
-const readActions = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
-const writeActions: Record<TableAccess, string[]> = {
-  read: [],
-  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-  readwrite: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-};
+const dynamodb = (actions: readonly string[]) => actions.map((action) => `dynamodb:${action}`);
 
 /**
  * A Lambda function with the project's defaults: current Node.js on ARM, an ESM bundle with the AWS
@@ -64,6 +63,7 @@ export class BureauFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      ...(props.vpc ? { vpc: props.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS } } : {}),
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
@@ -85,6 +85,12 @@ export class BureauFunction extends NodejsFunction {
       },
     });
     this.executionRole = role;
+    if (props.vpc) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+        reason: "Lambda's own policy for the network interfaces of a function in a VPC, which the CDK attaches; it grants nothing else.",
+      });
+    }
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
@@ -92,22 +98,27 @@ export class BureauFunction extends NodejsFunction {
   }
 
   /**
-   * Grants exactly the item actions the access level needs on the table (and its indexes for reads)
-   * and passes the physical table name in the definition's environment variable.
+   * Grants exactly the item actions the access names on the table, Query on the indexes it names and
+   * on no other, and passes the physical table name in the definition's environment variable. With
+   * key prefixes, the writes get a statement of their own under the dynamodb:LeadingKeys condition.
    */
   bindTable({ table, access, writeKeyPrefixes }: TableBinding): void {
     this.addEnvironment(table.definition.envVar, table.tableName);
-    if (access !== 'write') this.addToRolePolicy(new PolicyStatement({ actions: readActions, resources: table.readableArns }));
-    const actions = writeActions[access];
-    if (actions.length === 0) return;
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions,
-        resources: [table.tableArn],
-        conditions: writeKeyPrefixes?.length
-          ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': writeKeyPrefixes.map((prefix) => `${prefix}*`) } }
-          : undefined,
-      }),
-    );
+    const confined = writeKeyPrefixes?.length ? access.actions.filter(isKeyedWrite) : [];
+    const free = access.actions.filter((action) => !confined.includes(action));
+    if (free.length > 0) this.addToRolePolicy(new PolicyStatement({ actions: dynamodb(free), resources: [table.tableArn] }));
+    if (confined.length > 0) {
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: dynamodb(confined),
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': writeKeyPrefixes?.map((prefix) => `${prefix}*`) } },
+        }),
+      );
+    }
+    const indexes = access.queryIndexes ?? [];
+    if (indexes.length > 0) {
+      this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes.map((index) => table.indexArn(index)) }));
+    }
   }
 }

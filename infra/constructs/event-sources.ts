@@ -1,11 +1,11 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { FilterCriteria, FilterRule, type Function as LambdaFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { type Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { EventSourceSpec } from '../catalogue';
 import type { Alarms } from './alarms';
-import type { BureauQueues } from './queues';
+import { type BureauQueues, ExactGrantQueue } from './queues';
 import type { BureauTables } from './tables';
 
 /** The detector is paged when it runs this far behind the stream: a change event a minute late. */
@@ -29,13 +29,15 @@ export class EventSources extends Construct {
 
   connect(fn: LambdaFunction, source: EventSourceSpec): void {
     if (source.kind === 'queue') {
+      const { queue } = this.props.queues.of(source.queue);
       fn.addEventSource(
-        new SqsEventSource(this.props.queues.of(source.queue).queue, {
+        new SqsEventSource(queue, {
           batchSize: source.batchSize,
           maxConcurrency: source.maxConcurrency,
           reportBatchItemFailures: true,
         }),
       );
+      if (source.changesVisibility) queue.grants.actions(fn, ['sqs:ChangeMessageVisibility']);
       return;
     }
     fn.addEventSource(
@@ -61,7 +63,8 @@ export class EventSources extends Construct {
 
   private failureQueue(): Queue {
     if (!this.failures) {
-      this.failures = new Queue(this, 'StreamFailures', {
+      // Lambda only sends to it (SqsDlq grants through grantSendMessages).
+      this.failures = new ExactGrantQueue(this, 'StreamFailures', {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         retentionPeriod: Duration.days(14),

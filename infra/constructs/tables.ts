@@ -39,9 +39,12 @@ export class BureauTable extends Table {
     }
   }
 
-  /** ARNs of the table and each of its indexes, named one by one so read grants carry no wildcard. */
-  get readableArns(): string[] {
-    return [this.tableArn, ...(this.definition.globalSecondaryIndexes ?? []).map((index) => `${this.tableArn}/index/${index.indexName}`)];
+  /** The ARN of one index, named so a grant carries no wildcard; an index the definition lacks is a mistake in the grant. */
+  indexArn(indexName: string): string {
+    if (!(this.definition.globalSecondaryIndexes ?? []).some((index) => index.indexName === indexName)) {
+      throw new Error(`The ${this.definition.id} table has no index ${indexName}`);
+    }
+    return `${this.tableArn}/index/${indexName}`;
   }
 }
 

@@ -1,4 +1,6 @@
-import type { FunctionSpec } from '../catalogue';
+import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants } from '../../shared/iam/local-grants';
+import { type FunctionSpec, queueActionsOf } from '../catalogue';
+import { LOCAL_ACCOUNT_ID, localFunctionName } from './functions';
 
 /**
  * Settings an operator may give the functions. Deployed, they are the functions' environment; locally
@@ -38,14 +40,16 @@ export interface LocalResources {
   /** The local stand-in for the Secrets Manager secret that holds the signing keys. */
   readonly signingKeyFile: string;
   readonly settings: FunctionSettings;
+  /** A folder where every function logs each distinct AWS call it makes (shared/iam/local-grants). */
+  readonly callLog?: string;
 }
 
 /**
  * The environment of one function, as its catalogue entry grants it: the variables of the tables and
- * queues it may use, the signing key location if it signs, the settings, and nothing of the
- * runtime's own process. The stack passes the same table and queue variables, and
- * SIGNING_KEY_SECRET_ID in place of SIGNING_KEY_FILE; it never passes BUREAU_LOOPBACK_RECEIVERS or
- * BUREAU_PLAIN_HTTP_COOKIES.
+ * queues it may use, the grants themselves for its SDK clients to enforce, the signing key location
+ * if it signs, the settings, and nothing of the runtime's own process. The stack passes the same
+ * table and queue variables, and SIGNING_KEY_SECRET_ID in place of SIGNING_KEY_FILE; it never passes
+ * BUREAU_LOOPBACK_RECEIVERS, BUREAU_PLAIN_HTTP_COOKIES or the grants, which IAM holds there.
  */
 export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalResources): Record<string, string> {
   const env: Record<string, string> = { POWERTOOLS_SERVICE_NAME: 'bureau', ...resources.base };
@@ -60,8 +64,37 @@ export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalRes
     if (url === undefined) throw new Error(`${spec.id} is granted the ${grant.queue.id} queue, which the runtime did not create`);
     env[grant.queue.envVar] = url;
   }
+  env[LOCAL_GRANTS_VARIABLE] = JSON.stringify(localGrants(spec, resources));
+  if (resources.callLog) env[CALL_LOG_VARIABLE] = resources.callLog;
   if (spec.signingKey === 'sign') env.SIGNING_KEY_FILE = resources.signingKeyFile;
   if (spec.loopbackReceivers) env.BUREAU_LOOPBACK_RECEIVERS = 'allow';
   if (spec.plainHttpCookies) env.BUREAU_PLAIN_HTTP_COOKIES = 'allow';
   return env;
+}
+
+/** The catalogue entry's table and queue grants, named as the function's calls name them: physical table names and queue URLs. */
+export function localGrants(spec: FunctionSpec, resources: Pick<LocalResources, 'tables' | 'queues'>): LocalGrants {
+  const located = <T>(where: Readonly<Record<string, T>>, id: string, kind: string): T => {
+    const found = where[id];
+    if (found === undefined) throw new Error(`${spec.id} is granted the ${id} ${kind}, which the runtime did not create`);
+    return found;
+  };
+  return {
+    functionId: spec.id,
+    functionName: localFunctionName(spec),
+    accountId: LOCAL_ACCOUNT_ID,
+    tables: spec.tables.map((grant) => ({
+      id: grant.table.id,
+      name: located(resources.tables, grant.table.id, 'table'),
+      partitionKey: grant.table.partitionKey.name,
+      actions: grant.access.actions,
+      ...(grant.access.queryIndexes ? { queryIndexes: grant.access.queryIndexes } : {}),
+      ...(grant.writeKeyPrefixes ? { writeKeyPrefixes: grant.writeKeyPrefixes } : {}),
+    })),
+    queues: [...queueActionsOf(spec).values()].map(({ queue, actions }) => ({
+      id: queue.id,
+      url: located(resources.queues, queue.id, 'queue'),
+      actions: [...actions],
+    })),
+  };
 }

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { CALL_LOG_VARIABLE } from '../../shared/iam/local-grants';
 import { allQueues } from '../../shared/queues/queues';
 import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -38,7 +39,8 @@ export interface LocalRuntimeOptions {
   readonly logError?: (message: string, error: unknown) => void;
   /**
    * The environment the operator started the runtime in: PORT, BUREAU_DYNAMODB_PORT, AWS_REGION,
-   * the demo client's fixed credentials, and the settings handed on to the functions. Default:
+   * the demo client's fixed credentials, the settings handed on to the functions, and BUREAU_CALL_LOG,
+   * a folder where the functions log the AWS calls they make. Default:
    * this process's environment, which the runtime only ever reads.
    */
   readonly environment?: NodeJS.ProcessEnv;
@@ -220,6 +222,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         queues: queueUrls,
         signingKeyFile: paths.signingKeys,
         settings,
+        ...(environment[CALL_LOG_VARIABLE] ? { callLog: environment[CALL_LOG_VARIABLE] } : {}),
       });
       functionEnvironments[spec.id] = granted;
       const target = localFunctionFromSpec(spec, { root: repositoryRoot, environment: granted, region });

@@ -4,10 +4,15 @@ import {
   type SendMessageBatchRequestEntry,
   SQSClient,
   type SQSClientConfig,
+  SQSServiceException,
 } from '@aws-sdk/client-sqs';
+import { localGrantCheck, sqsCallsOf } from '../iam/local-grants';
 import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
 
-/** SQS_ENDPOINT points the SDK at the local emulator, whose queue URL host names do not resolve. */
+/**
+ * SQS_ENDPOINT points the SDK at the local emulator, whose queue URL host names do not resolve.
+ * Under the local runtime a function's client also refuses what its catalogue grants do not allow.
+ */
 export function createSqsClient(env: NodeJS.ProcessEnv = process.env): SQSClient {
   if (!env.SQS_ENDPOINT) return deployedClient(new SQSClient({ requestHandler: DEPLOYED_REQUEST_HANDLER }));
   const config: SQSClientConfig = {
@@ -15,7 +20,26 @@ export function createSqsClient(env: NodeJS.ProcessEnv = process.env): SQSClient
     region: env.AWS_REGION ?? 'eu-west-2',
     credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
   };
-  return new SQSClient(config);
+  const client = new SQSClient(config);
+  enforceLocalGrants(client, env);
+  return client;
+}
+
+/** SQS reports a call IAM denies with the query-compatible code AccessDenied, which is the name the SDK gives the error. */
+const accessDenied = (message: string) =>
+  new SQSServiceException({ name: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 }, message });
+
+/** As for DynamoDB (shared/storage/dynamo.ts): checked before the retry step, so a refusal is final. */
+function enforceLocalGrants(client: SQSClient, env: NodeJS.ProcessEnv): void {
+  const check = localGrantCheck(env);
+  if (!check) return;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      check.authorize(sqsCallsOf(context.commandName ?? '', args.input as Record<string, unknown>), accessDenied);
+      return next(args);
+    },
+    { step: 'build', priority: 'high', name: 'localGrantCheck' },
+  );
 }
 
 /** SendMessageBatch takes at most ten entries. */

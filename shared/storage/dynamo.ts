@@ -1,9 +1,11 @@
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoCallsOf, LOCAL_GRANTS_VARIABLE, localGrantCheck } from '../iam/local-grants';
 import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
 
 /**
  * DYNAMODB_ENDPOINT points the SDK at DynamoDB Local; unset on AWS, where the SDK's defaults apply.
+ * Under the local runtime a function's client also refuses what its catalogue grants do not allow.
  */
 export function createDynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClient {
   if (!env.DYNAMODB_ENDPOINT) return deployedClient(new DynamoDBClient({ requestHandler: DEPLOYED_REQUEST_HANDLER }));
@@ -12,7 +14,29 @@ export function createDynamoClient(env: NodeJS.ProcessEnv = process.env): Dynamo
     region: env.AWS_REGION ?? 'eu-west-2',
     credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
   };
-  return new DynamoDBClient(config);
+  const client = new DynamoDBClient(config);
+  enforceLocalGrants(client, env);
+  return client;
+}
+
+/** Refused as DynamoDB refuses a call IAM denies: a client error, never retried. */
+const accessDenied = (message: string) =>
+  new DynamoDBServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message });
+
+/**
+ * Checks each command against the function's grants once it is marshalled (a document client's
+ * commands too) and before the retry step, so a refusal is final as AWS's is.
+ */
+function enforceLocalGrants(client: DynamoDBClient, env: NodeJS.ProcessEnv): void {
+  const check = localGrantCheck(env);
+  if (!check) return;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      check.authorize(dynamoCallsOf(context.commandName ?? '', args.input as Record<string, unknown>), accessDenied);
+      return next(args);
+    },
+    { step: 'build', priority: 'high', name: 'localGrantCheck' },
+  );
 }
 
 export function createDocumentClient(client: DynamoDBClient = createDynamoClient()): DynamoDBDocumentClient {
@@ -24,11 +48,11 @@ export function createDocumentClient(client: DynamoDBClient = createDynamoClient
 const sharedClients = new Map<string, DynamoDBDocumentClient>();
 
 /**
- * One document client per process and endpoint, so the use cases of one function share a single
- * connection pool and the cold start builds one client, not one per use case.
+ * One document client per process, endpoint and (locally) set of grants, so the use cases of one
+ * function share a single connection pool and the cold start builds one client, not one per use case.
  */
 export function sharedDocumentClient(env: NodeJS.ProcessEnv = process.env): DynamoDBDocumentClient {
-  const key = `${env.DYNAMODB_ENDPOINT ?? ''}|${env.AWS_REGION ?? ''}`;
+  const key = `${env.DYNAMODB_ENDPOINT ?? ''}|${env.AWS_REGION ?? ''}|${env[LOCAL_GRANTS_VARIABLE] ?? ''}`;
   let doc = sharedClients.get(key);
   if (!doc) {
     doc = createDocumentClient(createDynamoClient(env));

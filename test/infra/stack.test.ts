@@ -10,6 +10,7 @@ import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue
 import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-guard';
+import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues, deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import {
   allTables,
@@ -199,7 +200,12 @@ describe('BureauStack', () => {
         expect(write.Condition).toEqual({
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': grant.writeKeyPrefixes?.map((prefix) => `${prefix}*`) },
         });
-        if (grant.access === 'write') expect(asList(write.Action).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+        expect(asList(write.Action).sort()).toEqual(
+          grant.access.actions
+            .filter(isKeyedWrite)
+            .map((action) => `dynamodb:${action}`)
+            .sort(),
+        );
       }
     }
   });
@@ -251,10 +257,12 @@ describe('BureauStack', () => {
       expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']),
     );
     expect(writes(actionsOn('workspace', webhooksTable))).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
-    for (const table of [clientsTable, companiesTable, watchesTable, deliveriesTable]) {
+    for (const table of [clientsTable, companiesTable, deliveriesTable]) {
       expect(actionsOn('workspace', table), table.id).toContain('dynamodb:GetItem');
       expect(writes(actionsOn('workspace', table)), table.id).toEqual([]);
     }
+    // Watches only through the by-client index, which lists a client's own.
+    expect(actionsOn('workspace', watchesTable)).toEqual([]);
     // No function of the API sees people or sessions.
     for (const fn of ['token', 'search', 'profile', 'watches', 'webhooks', 'sender', 'fanout']) {
       expect(actionsOn(fn, workspaceTable), fn).toEqual([]);
@@ -663,7 +671,7 @@ describe('BureauStack built from a catalogue with a new function', () => {
     entry: 'test/infra/fixtures/handler.ts',
     description: 'A function added to the catalogue',
     routes: [{ method: 'DELETE', path: '/v1/extra/{id}', access: 'bearer' }],
-    tables: [{ table: watchesTable, access: 'readwrite' }],
+    tables: [{ table: watchesTable, access: { actions: ['GetItem', 'UpdateItem'], queryIndexes: ['byClient'] } }],
     memoryMb: 256,
   };
 
@@ -675,15 +683,11 @@ describe('BureauStack built from a catalogue with a new function', () => {
     const watches = synth.logicalId(synth.stack.tables.of(watchesTable));
     expect(synth.statementsOf('extra')).toEqual(
       expect.arrayContaining([
+        { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [watches, 'Arn'] } },
         {
-          Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+          Action: 'dynamodb:Query',
           Effect: 'Allow',
-          Resource: [{ 'Fn::GetAtt': [watches, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [watches, 'Arn'] }, '/index/byClient']] }],
-        },
-        {
-          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-          Effect: 'Allow',
-          Resource: { 'Fn::GetAtt': [watches, 'Arn'] },
+          Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [watches, 'Arn'] }, '/index/byClient']] },
         },
       ]),
     );

@@ -1,0 +1,239 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { isKeyedWrite, type QueueAction, type TableAction } from './actions';
+
+/**
+ * The local runtime's stand-in for IAM. DynamoDB Local and fauxqs check no permissions, so without
+ * this a function would pass every local test whatever its role allows. The runtime hands each
+ * function its catalogue grants in LOCAL_GRANTS_VARIABLE; its SDK clients then refuse, as AWS would,
+ * any call those grants do not allow. Never set on AWS, where IAM itself decides.
+ */
+export const LOCAL_GRANTS_VARIABLE = 'BUREAU_LOCAL_GRANTS';
+
+/**
+ * A folder where each function instance writes every distinct call it made (allowed or refused), so
+ * a test can compare what the code sends with what the catalogue grants.
+ */
+export const CALL_LOG_VARIABLE = 'BUREAU_CALL_LOG';
+
+export interface LocalTableGrant {
+  /** The table's logical id (shared/storage/tables.ts). */
+  readonly id: string;
+  /** Its physical name, as the calls name it. */
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly actions: readonly TableAction[];
+  readonly queryIndexes?: readonly string[];
+  readonly writeKeyPrefixes?: readonly string[];
+}
+
+export interface LocalQueueGrant {
+  /** The queue's logical id (shared/queues/queues.ts). */
+  readonly id: string;
+  /** Its URL, as the calls name it. */
+  readonly url: string;
+  readonly actions: readonly QueueAction[];
+}
+
+export interface LocalGrants {
+  /** The catalogue id: it names the function in the call log. */
+  readonly functionId: string;
+  /** The function's name: refusals name its role and session after it, as Lambda's do. */
+  readonly functionName: string;
+  readonly accountId: string;
+  readonly tables: readonly LocalTableGrant[];
+  readonly queues: readonly LocalQueueGrant[];
+}
+
+/** One call as IAM authorises it: an action on one table, index or queue (a batch is one call per item). */
+export type AuthorisedCall =
+  | {
+      readonly service: 'dynamodb';
+      readonly action: string;
+      /** Physical table name; absent for calls that name no table. */
+      readonly table?: string;
+      readonly index?: string;
+      /** The item's key or the whole item, for the dynamodb:LeadingKeys condition on writes. */
+      readonly key?: Readonly<Record<string, unknown>>;
+    }
+  | { readonly service: 'sqs'; readonly action: string; readonly queueUrl?: string };
+
+/** A line of the call log. */
+export interface LoggedCall {
+  readonly function: string;
+  readonly service: 'dynamodb' | 'sqs';
+  /** The table or queue id; the physical name or URL when it is none the function was granted. */
+  readonly resource: string;
+  readonly index?: string;
+  readonly action: string;
+  readonly allowed: boolean;
+}
+
+type Denial = (message: string) => Error;
+
+/** The grants in the environment, or undefined where there are none to enforce (on AWS, or a client built outside a function). */
+export function localGrantCheck(env: NodeJS.ProcessEnv): LocalGrantCheck | undefined {
+  const raw = env[LOCAL_GRANTS_VARIABLE];
+  if (!raw) return undefined;
+  return new LocalGrantCheck(JSON.parse(raw) as LocalGrants, env.AWS_REGION ?? 'eu-west-2', env[CALL_LOG_VARIABLE]);
+}
+
+export class LocalGrantCheck {
+  private readonly logged = new Set<string>();
+  private readonly logFile?: string;
+
+  constructor(
+    private readonly grants: LocalGrants,
+    private readonly region: string,
+    logDir?: string,
+  ) {
+    if (logDir) {
+      mkdirSync(logDir, { recursive: true });
+      // One file per instance: instances of a function run in parallel threads and never share a write.
+      this.logFile = join(logDir, `${grants.functionId}.${process.pid}.${threadId}.jsonl`);
+    }
+  }
+
+  /** Throws the service's refusal for the first call the grants do not allow; every call is logged first. */
+  authorize(calls: readonly AuthorisedCall[], deny: Denial): void {
+    const refused = calls.map((call) => ({ call, allowed: this.allows(call) }));
+    for (const { call, allowed } of refused) this.log(call, allowed);
+    const first = refused.find(({ allowed }) => !allowed);
+    if (first) throw deny(this.refusal(first.call));
+  }
+
+  private allows(call: AuthorisedCall): boolean {
+    if (call.service === 'sqs') {
+      return this.grants.queues.some((grant) => grant.url === call.queueUrl && (grant.actions as readonly string[]).includes(call.action));
+    }
+    const grants = this.grants.tables.filter((grant) => grant.name === call.table);
+    if (call.index !== undefined)
+      return call.action === 'Query' && grants.some((grant) => grant.queryIndexes?.includes(call.index as string));
+    return grants.some((grant) => {
+      if (!(grant.actions as readonly string[]).includes(call.action)) return false;
+      if (!isKeyedWrite(call.action) || !grant.writeKeyPrefixes?.length) return true;
+      const leadingKey = keyText(call.key?.[grant.partitionKey]);
+      return leadingKey !== undefined && grant.writeKeyPrefixes.some((prefix) => leadingKey.startsWith(prefix));
+    });
+  }
+
+  /** AWS's own wording, so a refusal reads locally as it would in a deployed function's log. */
+  private refusal(call: AuthorisedCall): string {
+    const principal = `arn:aws:sts::${this.grants.accountId}:assumed-role/${this.grants.functionName}/${this.grants.functionName}`;
+    if (call.service === 'sqs') {
+      const action = `sqs:${call.action.toLowerCase()}`;
+      const queue = call.queueUrl?.split('/').at(-1);
+      const resource = queue ? `arn:aws:sqs:${this.region}:${this.grants.accountId}:${queue}` : '*';
+      return `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;
+    }
+    const action = `dynamodb:${call.action}`;
+    const resource = call.table
+      ? `arn:aws:dynamodb:${this.region}:${this.grants.accountId}:table/${call.table}${call.index === undefined ? '' : `/index/${call.index}`}`
+      : '*';
+    return `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;
+  }
+
+  private log(call: AuthorisedCall, allowed: boolean): void {
+    if (!this.logFile) return;
+    const resource =
+      call.service === 'sqs'
+        ? (this.grants.queues.find((grant) => grant.url === call.queueUrl)?.id ?? call.queueUrl ?? '*')
+        : (this.grants.tables.find((grant) => grant.name === call.table)?.id ?? call.table ?? '*');
+    const line: LoggedCall = {
+      function: this.grants.functionId,
+      service: call.service,
+      resource,
+      ...(call.service === 'dynamodb' && call.index !== undefined ? { index: call.index } : {}),
+      action: call.action,
+      allowed,
+    };
+    const text = JSON.stringify(line);
+    if (this.logged.has(text)) return;
+    this.logged.add(text);
+    appendFileSync(this.logFile, `${text}\n`);
+  }
+}
+
+/** A key attribute's text, marshalled ({ S: … }) or not: where the check runs, a document client's input may be either. */
+function keyText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (value && typeof value === 'object') {
+    const attribute = value as { S?: unknown; N?: unknown };
+    if (typeof attribute.S === 'string') return attribute.S;
+    if (typeof attribute.N === 'string') return attribute.N;
+  }
+  return undefined;
+}
+
+type Input = Record<string, unknown>;
+const records = (value: unknown): Input[] => (Array.isArray(value) ? (value as Input[]) : []);
+const entries = (value: unknown): Array<[string, unknown]> => (value && typeof value === 'object' ? Object.entries(value) : []);
+
+/** Transaction entries as the item actions IAM checks them as. */
+const TRANSACT_WRITE_ENTRIES: Readonly<Record<string, TableAction>> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
+
+/** The calls IAM authorises for one DynamoDB command. */
+export function dynamoCallsOf(commandName: string, input: Input): AuthorisedCall[] {
+  const operation = commandName.replace(/Command$/, '');
+  const call = (action: string, table: unknown, key?: unknown, index?: unknown): AuthorisedCall => ({
+    service: 'dynamodb',
+    action,
+    ...(typeof table === 'string' ? { table } : {}),
+    ...(typeof index === 'string' ? { index } : {}),
+    ...(key && typeof key === 'object' ? { key: key as Input } : {}),
+  });
+  switch (operation) {
+    case 'PutItem':
+      return [call('PutItem', input.TableName, input.Item)];
+    case 'GetItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return [call(operation, input.TableName, input.Key)];
+    case 'Query':
+    case 'Scan':
+      return [call(operation, input.TableName, undefined, input.IndexName)];
+    case 'BatchGetItem':
+      return entries(input.RequestItems).map(([table]) => call('BatchGetItem', table));
+    case 'BatchWriteItem':
+      return entries(input.RequestItems).flatMap(([table, requests]) =>
+        records(requests).map((request) => {
+          const put = request.PutRequest as Input | undefined;
+          const remove = request.DeleteRequest as Input | undefined;
+          return call('BatchWriteItem', table, put?.Item ?? remove?.Key);
+        }),
+      );
+    case 'TransactWriteItems':
+      return records(input.TransactItems).flatMap((item) =>
+        entries(item).flatMap(([kind, entry]) => {
+          const action = TRANSACT_WRITE_ENTRIES[kind];
+          const body = entry as Input;
+          return action ? [call(action, body.TableName, body.Item ?? body.Key)] : [call(kind, body.TableName)];
+        }),
+      );
+    case 'TransactGetItems':
+      return records(input.TransactItems).map((item) => call('GetItem', (item.Get as Input | undefined)?.TableName));
+    default:
+      return [call(operation, input.TableName)];
+  }
+}
+
+/** Batch calls are authorised as their single form. */
+const SQS_ACTIONS: Readonly<Record<string, string>> = {
+  SendMessageBatch: 'SendMessage',
+  DeleteMessageBatch: 'DeleteMessage',
+  ChangeMessageVisibilityBatch: 'ChangeMessageVisibility',
+};
+
+/** The call IAM authorises for one SQS command. */
+export function sqsCallsOf(commandName: string, input: Input): AuthorisedCall[] {
+  const operation = commandName.replace(/Command$/, '');
+  const queueUrl = typeof input.QueueUrl === 'string' ? input.QueueUrl : undefined;
+  return [{ service: 'sqs', action: SQS_ACTIONS[operation] ?? operation, ...(queueUrl ? { queueUrl } : {}) }];
+}

@@ -1,0 +1,124 @@
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { functions as catalogue, type FunctionSpec, queueActionsOf } from '../../infra/catalogue';
+import { BureauStack } from '../../infra/stack';
+import { isKeyedWrite } from '../../shared/iam/actions';
+import { allQueues } from '../../shared/queues/queues';
+import { allTables } from '../../shared/storage/tables';
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+const TEST_WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/bureau-test/0b2d9c1e-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
+/** The stack as deployed, without bundling the functions (the role policies are what is read here). */
+function synthesize() {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new BureauStack(app, 'Grants', { edge: { webAclArn: TEST_WEB_ACL } });
+  const template = Template.fromStack(stack);
+  const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+  // Every resource a grant can name, by its CloudFormation reference.
+  const resources = new Map<string, string>();
+  const arnOf = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
+  for (const definition of allTables) {
+    const table = logicalId(stack.tables.of(definition));
+    resources.set(JSON.stringify(arnOf(table)), `table ${definition.id}`);
+    resources.set(JSON.stringify(arnOf(table, 'StreamArn')), `stream ${definition.id}`);
+    for (const index of definition.globalSecondaryIndexes ?? []) {
+      resources.set(
+        JSON.stringify({ 'Fn::Join': ['', [arnOf(table), `/index/${index.indexName}`]] }),
+        `table ${definition.id}/index/${index.indexName}`,
+      );
+    }
+  }
+  for (const definition of allQueues) {
+    const queue = stack.queues.of(definition);
+    resources.set(JSON.stringify(arnOf(logicalId(queue.queue))), `queue ${definition.id}`);
+    resources.set(JSON.stringify(arnOf(logicalId(queue.deadLetterQueue))), `queue ${definition.id}-dlq`);
+  }
+  const streamFailures = stack.node.findAll().find((construct) => construct.node.path.endsWith('EventSources/StreamFailures'));
+  resources.set(JSON.stringify(arnOf(logicalId(streamFailures as IConstruct))), 'queue stream-failures');
+
+  /**
+   * One line per (resource, action) a function's role allows on DynamoDB and SQS, with the
+   * partition-key condition when there is one, e.g. `table clients UpdateItem when RATE#*`.
+   */
+  const grantedTo = (id: string): string[] => {
+    const role = logicalId(stack.functions.get(id)?.executionRole as IConstruct);
+    const statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: role }] } })).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
+    );
+    const lines = new Set<string>();
+    for (const statement of statements) {
+      const actions = asList(statement.Action).filter((action) => action.startsWith('dynamodb:') || action.startsWith('sqs:'));
+      if (actions.length === 0) continue;
+      expect(statement.Effect).toBe('Allow');
+      const leadingKeys = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      const condition = leadingKeys === undefined ? '' : ` when ${asList(leadingKeys).join(' ')}`;
+      expect(Object.keys(statement.Condition ?? {}).filter((operator) => operator !== 'ForAllValues:StringLike')).toEqual([]);
+      for (const resource of asList(statement.Resource)) {
+        const named = resource === '*' ? '*' : (resources.get(JSON.stringify(resource)) ?? `unknown ${JSON.stringify(resource)}`);
+        for (const action of actions) lines.add(`${named} ${action.replace(/^(dynamodb|sqs):/, '')}${condition}`);
+      }
+    }
+    return [...lines].sort();
+  };
+  return { grantedTo };
+}
+
+/** The same lines, as the catalogue entry declares them. */
+function declaredFor(spec: FunctionSpec): string[] {
+  const lines = new Set<string>();
+  for (const grant of spec.tables) {
+    for (const action of grant.access.actions) {
+      const confined = grant.writeKeyPrefixes?.length && isKeyedWrite(action);
+      lines.add(
+        `table ${grant.table.id} ${action}${confined ? ` when ${grant.writeKeyPrefixes?.map((prefix) => `${prefix}*`).join(' ')}` : ''}`,
+      );
+    }
+    for (const index of grant.access.queryIndexes ?? []) lines.add(`table ${grant.table.id}/index/${index} Query`);
+  }
+  for (const [queue, { actions }] of queueActionsOf(spec)) for (const action of actions) lines.add(`queue ${queue} ${action}`);
+  for (const source of spec.eventSources ?? []) {
+    if (source.kind !== 'stream') continue;
+    // What the stream mapping reads with the function's role, and where it puts a batch that keeps failing.
+    for (const action of ['DescribeStream', 'GetRecords', 'GetShardIterator']) lines.add(`stream ${source.table.id} ${action}`);
+    lines.add('* ListStreams');
+    lines.add('queue stream-failures SendMessage');
+  }
+  return [...lines].sort();
+}
+
+describe("each function's role", () => {
+  let synth: ReturnType<typeof synthesize>;
+  beforeAll(() => {
+    synth = synthesize();
+  });
+
+  it.each(catalogue.map((spec) => [spec.id, spec] as const))(
+    '%s: allows on tables, indexes and queues exactly what its catalogue entry grants',
+    (_id, spec) => {
+      expect(synth.grantedTo(spec.id)).toEqual(declaredFor(spec));
+    },
+  );
+
+  it('never grants what the code does not send: GetQueueUrl, GetQueueAttributes to a sender, Query on an index to a table reader', () => {
+    for (const spec of catalogue) {
+      const granted = synth.grantedTo(spec.id);
+      expect(granted.filter((line) => line.endsWith(' GetQueueUrl'))).toEqual([]);
+      if (!spec.eventSources?.some((source) => source.kind === 'queue')) {
+        expect(granted.filter((line) => / (GetQueueAttributes|ReceiveMessage|DeleteMessage)$/.test(line))).toEqual([]);
+      }
+      const indexed = spec.tables.flatMap((grant) => grant.access.queryIndexes ?? []);
+      if (indexed.length === 0) expect(granted.filter((line) => line.includes('/index/'))).toEqual([]);
+    }
+  });
+});
