@@ -121,6 +121,8 @@ export interface FunctionSpec {
   readonly eventSources?: readonly EventSourceSpec[];
   /** Deliveries may go to loopback receivers under the local runtime (never on AWS: see shared/webhooks/loopback). */
   readonly loopbackReceivers?: boolean;
+  /** Calls subscribers' servers: from the stage's fixed addresses when it has them (infra/stages.json egress). */
+  readonly fixedEgress?: boolean;
   /** Session cookies without Secure under the local runtime's plain HTTP on loopback (never on AWS: see shared/workspace/config). */
   readonly plainHttpCookies?: boolean;
   /** 'sign' reads the private signing keys; 'rotate' is the Secrets Manager rotation function. */
@@ -313,6 +315,7 @@ export const functions: readonly FunctionSpec[] = [
     queues: [{ queue: deliveriesQueue, access: 'consume' }],
     eventSources: [{ kind: 'queue', queue: deliveriesQueue, batchSize: 10, maxConcurrency: 10, changesVisibility: true }],
     loopbackReceivers: true,
+    fixedEgress: true,
     timeoutSeconds: 30,
   },
 ];

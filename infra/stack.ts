@@ -10,6 +10,7 @@ import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
 import { ServiceDashboard } from './constructs/dashboard';
+import { DeliveryEgress } from './constructs/delivery-egress';
 import { EventSources } from './constructs/event-sources';
 import { FrontDoor } from './constructs/front-door';
 import { outputIds } from './constructs/outputs';
@@ -32,7 +33,7 @@ export interface BureauStackProps extends StackProps {
   /** The functions to deploy; the catalogue unless a test supplies its own. */
   readonly functions?: readonly FunctionSpec[];
   /** From us-east-1 (infra/edge-stack): the web ACL in front of CloudFront and, for a domain of the API's own, its certificate. */
-  readonly edge: { readonly webAclArn: string; readonly certificate?: ICertificate };
+  readonly edge: { readonly webAclArn: string; readonly webAclName?: string; readonly certificate?: ICertificate };
 }
 
 /**
@@ -49,6 +50,8 @@ export class BureauStack extends Stack {
   readonly alarms: Alarms;
   /** CloudFront behind AWS WAF: the public entry to the API and the workspace app. */
   readonly frontDoor: FrontDoor;
+  /** Fixed addresses for webhook deliveries, when the stage asks for them. */
+  readonly deliveryEgress?: DeliveryEgress;
 
   constructor(scope: Construct, id: string, props: BureauStackProps) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
@@ -82,6 +85,17 @@ export class BureauStack extends Stack {
         : {}),
     });
 
+    if (settings.egress?.fixedAddresses) {
+      this.deliveryEgress = new DeliveryEgress(this, 'DeliveryEgress', {
+        addresses: settings.egress.addresses,
+        flowLogRetention: (settings.functionLogRetentionDays ?? 30) as RetentionDays,
+      });
+      new CfnOutput(this, outputIds.deliveryAddresses, {
+        value: this.deliveryEgress.publicAddresses,
+        description: 'The addresses webhook deliveries come from, for subscribers to allowlist',
+      });
+    }
+
     const built = new Map<string, BureauFunction>();
     for (const spec of props.functions ?? catalogue) {
       const fn = new BureauFunction(this, spec.id, {
@@ -91,6 +105,7 @@ export class BureauStack extends Stack {
         memorySize: spec.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
         timeout: Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
         reservedConcurrentExecutions: spec.reservedConcurrency,
+        ...(spec.fixedEgress && this.deliveryEgress ? { vpc: this.deliveryEgress.vpc } : {}),
         ...(settings.functionLogRetentionDays ? { logRetention: settings.functionLogRetentionDays as RetentionDays } : {}),
         environment: {
           TOKEN_ISSUER: settings.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
@@ -169,6 +184,7 @@ export class BureauStack extends Stack {
       ),
       queues: this.queues.all.map((queue) => ({ name: queue.definition.id, queue: queue.queue, deadLetters: queue.deadLetterQueue })),
       alarms,
+      ...(props.edge.webAclName ? { webAclName: props.edge.webAclName } : {}),
     });
     new CfnOutput(this, outputIds.signingKeySecretArn, {
       value: this.signingKey.secret.secretArn,

@@ -11,6 +11,7 @@ export const outputIds = {
   workspaceUrl: 'WorkspaceUrl',
   dashboardUrl: 'DashboardUrl',
   distributionDomain: 'DistributionDomain',
+  deliveryAddresses: 'DeliveryAddresses',
   /** ClientsTableName, CompaniesTableName, …: one per table definition. */
   tableName: (tableId: string) => `${capitalized(tableId)}TableName`,
   /** DeliveriesQueueUrl, FanoutQueueUrl: one per queue definition. */

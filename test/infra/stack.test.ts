@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
 import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
-import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-guard';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues, deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import {
@@ -323,6 +323,15 @@ describe('BureauStack', () => {
     const siteOrigin = config.Origins.find((origin: Loose) => origin.S3OriginConfig);
 
     expect(config.WebACLId).toBe(TEST_WEB_ACL);
+    // The caller's address reaches the API's per-address limits in a header CloudFront sets on every API request.
+    const functions = synth.template.findResources('AWS::CloudFront::Function');
+    for (const path of ['/v1/*', '/workspace/api/*']) {
+      const behaviour = config.CacheBehaviors.find((candidate: Loose) => candidate.PathPattern === path);
+      const [association] = behaviour.FunctionAssociations;
+      expect(association.EventType, path).toBe('viewer-request');
+      const code = functions[association.FunctionARN['Fn::GetAtt'][0]]?.Properties.FunctionCode;
+      expect(code, path).toContain(`headers['${VIEWER_ADDRESS_HEADER}'] = { value: event.viewer.ip }`);
+    }
     expect(apiOrigin.OriginCustomHeaders).toEqual([
       {
         HeaderName: ORIGIN_VERIFY_HEADER,
@@ -520,6 +529,7 @@ describe('BureauStack', () => {
       'Companies stream: iterator age (ms)',
       'Queues: ready messages and oldest age (s)',
       'Dead-letter queues',
+      'DeadLetterRedrives',
       'Delivery success, last hour',
       'Alarms',
     ]) {
