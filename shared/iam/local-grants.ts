@@ -71,15 +71,40 @@ export interface LoggedCall {
 }
 
 type Denial = (message: string) => Error;
+type Input = Record<string, unknown>;
 
 /** The grants in the environment, or undefined where there are none to enforce (on AWS, or a client built outside a function). */
-export function localGrantCheck(env: NodeJS.ProcessEnv): LocalGrantCheck | undefined {
+function localGrantCheck(env: NodeJS.ProcessEnv): LocalGrantCheck | undefined {
   const raw = env[LOCAL_GRANTS_VARIABLE];
   if (!raw) return undefined;
   return new LocalGrantCheck(JSON.parse(raw) as LocalGrants, env.AWS_REGION ?? 'eu-west-2', env[CALL_LOG_VARIABLE]);
 }
 
-export class LocalGrantCheck {
+/**
+ * Where an SDK client checks each command against the grants: once it is marshalled (a document
+ * client's commands too) and before the retry step, so a refusal is final as AWS's is.
+ */
+export const LOCAL_GRANT_CHECK_STEP = { step: 'build', priority: 'high', name: 'localGrantCheck' } as const;
+
+/**
+ * The SDK middleware that refuses, with the service's own error, every command the environment's
+ * grants do not allow; undefined where there are none to enforce.
+ */
+export function localGrantMiddleware(
+  env: NodeJS.ProcessEnv,
+  callsOf: (commandName: string, input: Input) => AuthorisedCall[],
+  deny: Denial,
+) {
+  const check = localGrantCheck(env);
+  if (!check) return undefined;
+  return <Args extends { input: object }, Result>(next: (args: Args) => Promise<Result>, context: { commandName?: string }) =>
+    async (args: Args): Promise<Result> => {
+      check.authorize(callsOf(context.commandName ?? '', args.input as Input), deny);
+      return next(args);
+    };
+}
+
+class LocalGrantCheck {
   private readonly logged = new Set<string>();
   private readonly logFile?: string;
 
@@ -124,14 +149,13 @@ export class LocalGrantCheck {
     if (call.service === 'sqs') {
       const action = `sqs:${call.action.toLowerCase()}`;
       const queue = call.queueUrl?.split('/').at(-1);
-      const resource = queue ? `arn:aws:sqs:${this.region}:${this.grants.accountId}:${queue}` : '*';
-      return `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;
+      return notAuthorized(principal, action, queue ? `arn:aws:sqs:${this.region}:${this.grants.accountId}:${queue}` : '*');
     }
     const action = `dynamodb:${call.action}`;
     const resource = call.table
       ? `arn:aws:dynamodb:${this.region}:${this.grants.accountId}:table/${call.table}${call.index === undefined ? '' : `/index/${call.index}`}`
       : '*';
-    return `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;
+    return notAuthorized(principal, action, resource);
   }
 
   private log(call: AuthorisedCall, allowed: boolean): void {
@@ -155,6 +179,9 @@ export class LocalGrantCheck {
   }
 }
 
+const notAuthorized = (principal: string, action: string, resource: string) =>
+  `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;
+
 /** A key attribute's text, marshalled ({ S: … }) or not: where the check runs, a document client's input may be either. */
 function keyText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -167,7 +194,6 @@ function keyText(value: unknown): string | undefined {
   return undefined;
 }
 
-type Input = Record<string, unknown>;
 const records = (value: unknown): Input[] => (Array.isArray(value) ? (value as Input[]) : []);
 const entries = (value: unknown): Array<[string, unknown]> => (value && typeof value === 'object' ? Object.entries(value) : []);
 

@@ -6,7 +6,7 @@ import {
   type SQSClientConfig,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
-import { localGrantCheck, sqsCallsOf } from '../iam/local-grants';
+import { LOCAL_GRANT_CHECK_STEP, localGrantMiddleware, sqsCallsOf } from '../iam/local-grants';
 import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
 
 /**
@@ -21,26 +21,14 @@ export function createSqsClient(env: NodeJS.ProcessEnv = process.env): SQSClient
     credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
   };
   const client = new SQSClient(config);
-  enforceLocalGrants(client, env);
+  const grants = localGrantMiddleware(env, sqsCallsOf, accessDenied);
+  if (grants) client.middlewareStack.add(grants, LOCAL_GRANT_CHECK_STEP);
   return client;
 }
 
 /** SQS reports a call IAM denies with the query-compatible code AccessDenied, which is the name the SDK gives the error. */
 const accessDenied = (message: string) =>
   new SQSServiceException({ name: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 }, message });
-
-/** As for DynamoDB (shared/storage/dynamo.ts): checked before the retry step, so a refusal is final. */
-function enforceLocalGrants(client: SQSClient, env: NodeJS.ProcessEnv): void {
-  const check = localGrantCheck(env);
-  if (!check) return;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      check.authorize(sqsCallsOf(context.commandName ?? '', args.input as Record<string, unknown>), accessDenied);
-      return next(args);
-    },
-    { step: 'build', priority: 'high', name: 'localGrantCheck' },
-  );
-}
 
 /** SendMessageBatch takes at most ten entries. */
 const SEND_BATCH = 10;

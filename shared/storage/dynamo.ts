@@ -1,6 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { dynamoCallsOf, LOCAL_GRANTS_VARIABLE, localGrantCheck } from '../iam/local-grants';
+import { dynamoCallsOf, LOCAL_GRANT_CHECK_STEP, LOCAL_GRANTS_VARIABLE, localGrantMiddleware } from '../iam/local-grants';
 import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
 
 /**
@@ -15,29 +15,14 @@ export function createDynamoClient(env: NodeJS.ProcessEnv = process.env): Dynamo
     credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
   };
   const client = new DynamoDBClient(config);
-  enforceLocalGrants(client, env);
+  const grants = localGrantMiddleware(env, dynamoCallsOf, accessDenied);
+  if (grants) client.middlewareStack.add(grants, LOCAL_GRANT_CHECK_STEP);
   return client;
 }
 
 /** Refused as DynamoDB refuses a call IAM denies: a client error, never retried. */
 const accessDenied = (message: string) =>
   new DynamoDBServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message });
-
-/**
- * Checks each command against the function's grants once it is marshalled (a document client's
- * commands too) and before the retry step, so a refusal is final as AWS's is.
- */
-function enforceLocalGrants(client: DynamoDBClient, env: NodeJS.ProcessEnv): void {
-  const check = localGrantCheck(env);
-  if (!check) return;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      check.authorize(dynamoCallsOf(context.commandName ?? '', args.input as Record<string, unknown>), accessDenied);
-      return next(args);
-    },
-    { step: 'build', priority: 'high', name: 'localGrantCheck' },
-  );
-}
 
 export function createDocumentClient(client: DynamoDBClient = createDynamoClient()): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, {
