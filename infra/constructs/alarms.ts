@@ -10,6 +10,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BusinessMetric, METRICS_NAMESPACE } from '../../shared/observability/metrics';
+import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
 
 export interface AlarmsProps {
   /** Subscribed to the alarm topic when given. */
@@ -23,7 +24,7 @@ export const serviceMetric = (name: BusinessMetric, periodOverride = period) =>
   new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
-    dimensionsMap: { service: 'bureau' },
+    dimensionsMap: { [SERVICE_DIMENSION]: SERVICE_NAME },
     statistic: 'Sum',
     period: periodOverride,
   });

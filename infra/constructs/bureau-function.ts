@@ -6,6 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { isKeyedWrite } from '../../shared/iam/actions';
+import { SERVICE_NAME } from '../../shared/observability/service';
 import { esmRequireBanner, lambdaBundleAliases } from '../bundling/options';
 import type { TableAccess } from '../catalogue';
 import type { BureauTable } from './tables';
@@ -69,7 +70,7 @@ export class BureauFunction extends NodejsFunction {
       loggingFormat: LoggingFormat.JSON,
       tracing: Tracing.ACTIVE,
       environment: {
-        POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'bureau',
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? SERVICE_NAME,
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },

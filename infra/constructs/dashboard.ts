@@ -4,14 +4,8 @@ import { AlarmStatusWidget, Dashboard, GraphWidget, type IWidget, Metric, Single
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  BusinessMetric,
-  METRICS_NAMESPACE,
-  OperatorMetric,
-  QUEUE_DIMENSION,
-  SERVICE_DIMENSION,
-  SERVICE_NAME,
-} from '../../shared/observability/metrics';
+import { BusinessMetric, METRICS_NAMESPACE, OperatorMetric, QUEUE_DIMENSION } from '../../shared/observability/metrics';
+import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
 import { type Alarms, deliverySuccessRate, serviceMetric } from './alarms';
 import { blockedRequestMetrics } from './edge-firewall';
 

@@ -1,4 +1,5 @@
 import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants } from '../../shared/iam/local-grants';
+import { SERVICE_NAME } from '../../shared/observability/service';
 import { type FunctionSpec, queueActionsOf } from '../catalogue';
 import { LOCAL_ACCOUNT_ID, localFunctionName } from './functions';
 
@@ -52,7 +53,7 @@ export interface LocalResources {
  * BUREAU_LOOPBACK_RECEIVERS, BUREAU_PLAIN_HTTP_COOKIES or the grants, which IAM holds there.
  */
 export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalResources): Record<string, string> {
-  const env: Record<string, string> = { POWERTOOLS_SERVICE_NAME: 'bureau', ...resources.base };
+  const env: Record<string, string> = { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, ...resources.base };
   for (const [name, value] of Object.entries(resources.settings)) if (value !== undefined) env[name] = value;
   for (const grant of spec.tables) {
     const name = resources.tables[grant.table.id];

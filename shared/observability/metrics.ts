@@ -1,14 +1,8 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { SERVICE_NAME } from './service';
 
 /** CloudWatch namespace of the service's own metrics; the dashboard and alarms read it too. */
 export const METRICS_NAMESPACE = 'Bureau';
-
-/**
- * The dimension Powertools gives every metric a function writes, and its value: no function sets its
- * own service name, so the alarms and the dashboard read every metric under this one value.
- */
-export const SERVICE_DIMENSION = 'service';
-export const SERVICE_NAME = 'bureau';
 
 /** What the service counts, as CloudWatch metric names. */
 export const BusinessMetric = {
