@@ -75,12 +75,11 @@ export class EdgeFirewall extends Construct {
 
   constructor(scope: Construct, id: string, props: EdgeFirewallProps) {
     super(scope, id);
-    const metricPrefix = Stack.of(this).stackName.replace(/[^\w-]/g, '');
-    this.name = metricPrefix;
+    this.name = Stack.of(this).stackName.replace(/[^\w-]/g, '');
     const visibility = (name: string) => ({
       cloudWatchMetricsEnabled: true,
       sampledRequestsEnabled: true,
-      metricName: `${metricPrefix}-${name}`,
+      metricName: `${this.name}-${name}`,
     });
     const block = (key: ResponseKey) => ({
       block: { customResponse: { responseCode: EDGE_RESPONSES[key].status, customResponseBodyKey: key } },
@@ -146,7 +145,7 @@ export class EdgeFirewall extends Construct {
     });
     // AWS WAF requires the aws-waf-logs- prefix for a log group it writes to.
     this.logs = new LogGroup(this, 'Logs', {
-      logGroupName: `aws-waf-logs-${metricPrefix}`,
+      logGroupName: `aws-waf-logs-${this.name}`,
       retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });

@@ -41,7 +41,7 @@ export class OriginGuard {
     // Every value is compared, each in constant time, so the time taken says nothing about which was close.
     let matched = false;
     for (const value of accepted) matched = timingSafeEqual(offered, value) || matched;
-    if (!matched || headerValue === undefined) {
+    if (!matched) {
       throw new HttpError(403, 'forbidden', 'Call the API at its public address; this address serves CloudFront only.');
     }
   }
