@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { functions, queueActionsOf } from '../../infra/catalogue';
 import { localFunctionFromSpec } from '../../infra/local/functions';
 import { repositoryRoot } from '../../infra/local/paths';
@@ -56,15 +56,15 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
   return { status: response.status, body: response.status === 204 ? undefined : await response.json() };
 }
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const eventually = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeout = 20_000): Promise<T> =>
+  vi.waitFor(
+    async () => {
+      const value = await read();
+      if (!done(value)) throw new Error(`Still waiting for ${what}: ${JSON.stringify(value)}`);
+      return value;
+    },
+    { timeout, interval: 200 },
+  );
 
 const COMPANY = '18300001';
 const UNKNOWN_COMPANY = '18399999';
