@@ -8,6 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { afterAll, describe, expect, it } from 'vitest';
 import { BureauStack } from '../../infra/stack';
 import { apiGatewayEvent } from '../support/api-gateway-events';
+import { TEST_WEB_ACL } from '../support/web-acl';
 
 const outdir = mkdtempSync(join(tmpdir(), 'bureau-bundle-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -30,7 +31,7 @@ describe('function bundling', () => {
     // Prepare
     const app = new App({ outdir });
     const stack = new BureauStack(app, 'Bundled', {
-      edge: { webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/bureau-test/0b2d9c1e' },
+      edge: { webAclArn: TEST_WEB_ACL },
       functions: [
         {
           id: 'probe',

@@ -63,7 +63,9 @@ describe('cdk synth', () => {
       const edgeTypes = Object.values(edge.Resources).map((resource) => resource.Type);
       expect(edgeTypes).toEqual(expect.arrayContaining(['AWS::WAFv2::WebACL', 'Custom::CrossRegionExportWriter']));
       const distribution = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::CloudFront::Distribution');
-      expect(JSON.stringify((distribution?.Properties.DistributionConfig as { WebACLId?: unknown } | undefined)?.WebACLId)).toContain('/cdk/exports/');
+      expect(JSON.stringify((distribution?.Properties.DistributionConfig as { WebACLId?: unknown } | undefined)?.WebACLId)).toContain(
+        '/cdk/exports/',
+      );
       const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
         artifacts: Record<string, { environment?: string }>;
       };

@@ -5,18 +5,17 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { functions as catalogue } from '../../infra/catalogue';
 import { BureauStack } from '../../infra/stack';
+import { TEST_WEB_ACL } from '../support/web-acl';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
-
-const webAclArn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/bureau-test/0b2d9c1e';
 
 function synthesize(fixedAddresses: boolean) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new BureauStack(app, 'Egress', {
     env: { region: 'eu-west-2' },
     settings: { egress: { fixedAddresses, addresses: 2 } },
-    edge: { webAclArn },
+    edge: { webAclArn: TEST_WEB_ACL },
   });
   const template = Template.fromStack(stack);
   const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);

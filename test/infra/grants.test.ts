@@ -7,6 +7,7 @@ import { BureauStack } from '../../infra/stack';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues } from '../../shared/queues/queues';
 import { allTables } from '../../shared/storage/tables';
+import { TEST_WEB_ACL } from '../support/web-acl';
 
 interface Statement {
   Effect: string;
@@ -16,7 +17,6 @@ interface Statement {
 }
 
 const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
-const TEST_WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/bureau-test/0b2d9c1e-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 /** The stack as deployed, without bundling the functions (the role policies are what is read here). */
 function synthesize() {

@@ -24,6 +24,7 @@ import {
 } from '../../shared/storage/tables';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
 import { WORKSPACE_CONTENT_SECURITY_POLICY } from '../../shared/workspace/site-headers';
+import { TEST_WEB_ACL } from '../support/web-acl';
 
 interface Statement {
   Action: string | string[];
@@ -33,9 +34,6 @@ interface Statement {
 
 const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
-
-/** The stack reads the web ACL from us-east-1 (infra/edge-stack); its own tests build that. */
-const TEST_WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/bureau-test/0b2d9c1e-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 function synthesize(props: Omit<BureauStackProps, 'edge'> & Partial<Pick<BureauStackProps, 'edge'>> = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
