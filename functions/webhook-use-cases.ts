@@ -1,4 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { loadAuthConfig } from '../shared/auth/config';
+import { RateLimiter } from '../shared/auth/rate-limit';
 import { deliveriesQueue, queueUrl } from '../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../shared/queues/sqs';
 import { deliveriesTable, tableName, webhooksTable } from '../shared/storage/tables';
@@ -27,6 +29,8 @@ export function webhookUseCases(doc: DynamoDBDocumentClient): { subscriptions: S
     log: new DynamoDeliveryLog(doc, tableName(deliveriesTable)),
     queue: new JsonQueue<DeliveryMessage>(createSqsClient(), queueUrl(deliveriesQueue)),
     clock,
+    // Counted beside the client's API calls, in the clients table's rate counters.
+    manualSends: new RateLimiter(doc, loadAuthConfig().clientsTable),
   });
   return { subscriptions, deliveries };
 }

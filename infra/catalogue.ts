@@ -248,14 +248,16 @@ export const functions: readonly FunctionSpec[] = [
       })),
     ],
     tables: [
-      // Client names; the workspace never counts API calls.
-      clientRecords,
+      // Client records (name, status, rate limit); every signed-in call counted against the client's limit, test
+      // events and retries in their own bucket.
+      ...bearerProtected,
       // People, invitations and passkeys by GetItem, a session and its person together by BatchGetItem, a person's
       // passkeys by Query; sessions and challenges put and deleted; sign-in counters and passwords updated.
       { table: workspaceTable, access: { actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] } },
       subscriptionsManaged,
       deliveryLogRead,
-      watchesByClient,
+      // A client's watches by its index; whether it watches one company by GetItem.
+      { table: watchesTable, access: { actions: ['GetItem'], queryIndexes: [WATCHES_BY_CLIENT_INDEX] } },
       // A watched company's profile, and the names of a page of watched companies in one batched read.
       { table: companiesTable, access: { actions: ['GetItem', 'BatchGetItem'] } },
     ],

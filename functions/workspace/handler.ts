@@ -33,6 +33,8 @@ export const handler = lambdaHttpHandler(
     auth,
     passkeys: new Passkeys(store, auth),
     clients: new CachedClientLookup(new DynamoClientRegistry(doc, config.clientsTable), { ttlSeconds: config.clientCacheSeconds }),
+    limiter: new RateLimiter(doc, config.clientsTable),
+    defaultRateLimitPerMinute: config.rateLimitPerMinute,
     webhooks: createWebhooksEndpoint(subscriptions, deliveries),
     deliveries,
     watches: new DynamoWatchStore(doc, tableName(watchesTable)),

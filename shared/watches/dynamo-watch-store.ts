@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Jurisdiction } from '../companies/profile';
 import { JURISDICTIONS } from '../companies/profile';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
@@ -114,6 +114,13 @@ export class DynamoWatchStore implements WatchStore, WatcherLookup {
       // Another fetch created or touched the watch meanwhile: it is theirs to keep.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+  }
+
+  async isWatching(clientId: string, jurisdiction: Jurisdiction, companyNumber: string): Promise<boolean> {
+    const result = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: watchKey(clientId, jurisdiction, companyNumber), ProjectionExpression: 'pk' }),
+    );
+    return result.Item !== undefined;
   }
 
   /** Removes the watch whatever its history: the client is leaving. */

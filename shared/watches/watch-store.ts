@@ -37,6 +37,7 @@ export interface WatchStore {
    */
   forgetNewWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<void>;
   listWatches(clientId: string, options: ListWatchesOptions): Promise<WatchPage>;
+  isWatching(clientId: string, jurisdiction: Jurisdiction, companyNumber: string): Promise<boolean>;
 }
 
 /** One page of the clients watching a company, in client id order. */

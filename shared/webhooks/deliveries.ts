@@ -1,8 +1,20 @@
 import { randomBytes } from 'node:crypto';
+import type { RateLimiter, RateLimitResult } from '../auth/rate-limit';
 import type { TaskQueue } from './change-detector';
 import { type AttemptPage, type DeliveryLog, type DeliveryMessage, DeliveryNotFoundError } from './delivery-log';
 import { deliveryIdOf, testEvent, type WebhookEnvelope } from './events';
 import type { Subscriptions } from './subscriptions';
+
+/** Test events and manual retries per client per minute, together: each makes Bureau POST to the client's URL. */
+export const MANUAL_SENDS_PER_MINUTE = 10;
+export const manualSendsRateKey = (clientId: string) => `manual-sends#${clientId}`;
+
+export class TooManyManualSendsError extends Error {
+  constructor(readonly usage: RateLimitResult) {
+    super(`At most ${usage.limit} test events and retries a minute; try again in ${usage.resetSeconds} s.`);
+    this.name = 'TooManyManualSendsError';
+  }
+}
 
 /**
  * What a client can do with deliveries: send a test event, read the attempts, and send a delivery
@@ -16,11 +28,17 @@ export class Deliveries {
       readonly log: DeliveryLog;
       readonly queue: TaskQueue<DeliveryMessage>;
       readonly clock: () => Date;
+      /**
+       * Counts a client's test events and retries, which make Bureau send to an address the client
+       * chose; an operator's own tools pass 'unlimited'.
+       */
+      readonly manualSends: Pick<RateLimiter, 'consume'> | 'unlimited';
     },
   ) {}
 
   async sendTest(clientId: string, subscriptionId: string): Promise<{ deliveryId: string; event: WebhookEnvelope }> {
     await this.deps.subscriptions.get(clientId, subscriptionId);
+    await this.countManualSend(clientId);
     const event = testEvent(subscriptionId, this.deps.clock(), randomBytes(9).toString('base64url'));
     const deliveryId = deliveryIdOf(event.idempotencyKey, subscriptionId);
     await this.deps.queue.send([{ deliveryId, clientId, subscriptionId, envelope: event }]);
@@ -36,7 +54,14 @@ export class Deliveries {
     await this.deps.subscriptions.get(clientId, subscriptionId);
     const delivery = await this.deps.log.read(subscriptionId, deliveryId);
     if (!delivery || delivery.clientId !== clientId) throw new DeliveryNotFoundError(deliveryId);
+    await this.countManualSend(clientId);
     await this.deps.queue.send([{ deliveryId, clientId, subscriptionId, envelope: delivery.envelope, manual: true }]);
     return { deliveryId };
+  }
+
+  private async countManualSend(clientId: string): Promise<void> {
+    if (this.deps.manualSends === 'unlimited') return;
+    const usage = await this.deps.manualSends.consume(manualSendsRateKey(clientId), MANUAL_SENDS_PER_MINUTE);
+    if (!usage.allowed) throw new TooManyManualSendsError(usage);
   }
 }

@@ -1,10 +1,11 @@
 import type { ProtectedHandler } from '../auth/protect';
+import { rateLimitedHeaders } from '../auth/rate-limit';
 import { limitParam, singleParam } from '../companies/request-params';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { jsonObjectBody } from '../http/json-body';
 import { json } from '../http/responses';
 import type { HttpRequest, HttpResponse } from '../http/types';
-import type { Deliveries } from './deliveries';
+import { type Deliveries, TooManyManualSendsError } from './deliveries';
 import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import {
   currentSecret,
@@ -64,6 +65,9 @@ function httpErrorOf(error: unknown): unknown {
     return notFound('delivery_not_found', `No delivery with id "${error.deliveryId.slice(0, 40)}" for this webhook.`);
   if (error instanceof InvalidAttemptCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
   if (error instanceof InvalidSubscriptionCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
+  if (error instanceof TooManyManualSendsError) {
+    return new HttpError(429, 'too_many_manual_sends', error.message, rateLimitedHeaders(error.usage, 'manual-sends'));
+  }
   return error;
 }
 

@@ -41,6 +41,24 @@ export interface Invitation {
   readonly expiresAt: string;
 }
 
+/** A link that can still be spent, with the person it belongs to. */
+export interface UsableInvitation {
+  readonly token: string;
+  readonly person: Person;
+  readonly issuedAtMs: number;
+}
+
+interface StoredInvitation {
+  readonly personId: string;
+  readonly expiresAt: number;
+  /** Absent on links issued before it was recorded: their issue time follows from their expiry. */
+  readonly issuedAtMs?: number;
+  readonly usedAt?: string;
+  readonly usedBySession?: string;
+}
+
+const issuedAtOf = (invitation: StoredInvitation) => invitation.issuedAtMs ?? (invitation.expiresAt - INVITATION_HOURS * 3600) * 1000;
+
 export interface Challenge {
   readonly challenge: string;
   readonly personId?: string;
@@ -72,6 +90,7 @@ export class DynamoWorkspaceStore {
           personId: person.personId,
           clientId,
           email,
+          issuedAtMs: this.clock(),
           expiresAt: Math.floor(expiresAtMs / 1000),
         },
       }),
@@ -79,41 +98,79 @@ export class DynamoWorkspaceStore {
     return { token, person, expiresAt: new Date(expiresAtMs).toISOString() };
   }
 
-  /** Spends the invitation and sets the person's password in one transaction: a link works once. */
-  async redeem(token: string, passwordHash: string): Promise<Person> {
-    const invitation = await this.get<{ personId: string; expiresAt: number; usedAt?: string }>(invitationKey(token));
-    const nowSeconds = Math.floor(this.clock() / 1000);
-    if (!invitation || invitation.usedAt !== undefined || invitation.expiresAt <= nowSeconds) throw new InvitationUnusableError();
-    try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: invitationKey(token),
-                UpdateExpression: 'SET usedAt = :now',
-                ConditionExpression: 'attribute_not_exists(usedAt) AND expiresAt > :nowSeconds',
-                ExpressionAttributeValues: { ':now': new Date(this.clock()).toISOString(), ':nowSeconds': nowSeconds },
-              },
-            },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: personKey(invitation.personId),
-                UpdateExpression: 'SET passwordHash = :hash',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':hash': passwordHash },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) throw new InvitationUnusableError();
-      throw error;
+  /**
+   * The invitation a link carries and its person, read before any password work: an unknown, used,
+   * expired or superseded link is refused for the price of two key reads.
+   */
+  async usableInvitation(token: string): Promise<UsableInvitation> {
+    const invitation = await this.get<StoredInvitation>(invitationKey(token));
+    if (!invitation || invitation.usedAt !== undefined || invitation.expiresAt <= Math.floor(this.clock() / 1000)) {
+      throw new InvitationUnusableError();
     }
-    return (await this.person(invitation.personId)) as Person;
+    const person = await this.person(invitation.personId);
+    const issuedAtMs = issuedAtOf(invitation);
+    if (!person || issuedAtMs < (person.invitationsNotBefore ?? 0)) throw new InvitationUnusableError();
+    return { token, person, issuedAtMs };
+  }
+
+  /**
+   * One transaction: the link is spent, the password set, every other outstanding link of the person
+   * voided, every other session of theirs ended, and the new session started. A link works once, and
+   * a person who follows a link (a forgotten password, a suspected break-in) is left with one session.
+   */
+  async redeem(invitation: UsableInvitation, passwordHash: string): Promise<{ cookieValue: string; session: Session; person: Person }> {
+    const now = this.clock();
+    // Everything begun before this millisecond is over; the new session begins at it, so it survives.
+    const stamp = now;
+    const { secret, cookieValue, session } = this.newSession(invitation.person, stamp);
+    const transaction = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: invitationKey(invitation.token),
+            UpdateExpression: 'SET usedAt = :usedAt, usedBySession = :session',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt) AND expiresAt > :nowSeconds',
+            ExpressionAttributeValues: {
+              ':usedAt': new Date(now).toISOString(),
+              ':session': secretDigest(secret),
+              ':nowSeconds': Math.floor(now / 1000),
+            },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: personKey(invitation.person.personId),
+            UpdateExpression: 'SET passwordHash = :hash, sessionsNotBefore = :stamp, invitationsNotBefore = :stamp',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(invitationsNotBefore) OR invitationsNotBefore <= :issuedAt)',
+            ExpressionAttributeValues: { ':hash': passwordHash, ':stamp': stamp, ':issuedAt': invitation.issuedAtMs },
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...sessionKey(secret), ...session },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    });
+    try {
+      await this.doc.send(transaction);
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      // The SDK resends a transaction whose answer it did not get: the link may have been spent by this very redemption.
+      if (!(await this.spentBy(invitation.token, secret))) throw new InvitationUnusableError();
+    }
+    const person = { ...invitation.person, passwordHash, sessionsNotBefore: stamp, invitationsNotBefore: stamp };
+    return { cookieValue, session, person };
+  }
+
+  private async spentBy(token: string, sessionSecret: string): Promise<boolean> {
+    const invitation = await this.get<StoredInvitation>(invitationKey(token));
+    return invitation?.usedBySession === secretDigest(sessionSecret);
   }
 
   async person(personId: string): Promise<Person | undefined> {
@@ -126,17 +183,21 @@ export class DynamoWorkspaceStore {
   }
 
   async createSession(person: Person): Promise<{ cookieValue: string; session: Session }> {
+    const { secret, cookieValue, session } = this.newSession(person, this.clock());
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...sessionKey(secret), ...session } }));
+    return { cookieValue, session };
+  }
+
+  private newSession(person: Person, createdAtMs: number): { secret: string; cookieValue: string; session: Session } {
     const secret = newSecret();
-    const now = this.clock();
     const session: Session = {
       personId: person.personId,
       clientId: person.clientId,
       csrfToken: newSecret(),
-      createdAtMs: now,
-      expiresAt: Math.floor(now / 1000) + SESSION_HOURS * 3600,
+      createdAtMs,
+      expiresAt: Math.floor(createdAtMs / 1000) + SESSION_HOURS * 3600,
     };
-    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...sessionKey(secret), ...session } }));
-    return { cookieValue: `${person.personId}.${secret}`, session };
+    return { secret, cookieValue: `${person.personId}.${secret}`, session };
   }
 
   /** The live session a cookie names and its person, read together; undefined for anything else. */

@@ -9,6 +9,8 @@ export interface Person {
   readonly createdAt: string;
   /** Sessions created before this moment (epoch ms) are over: "sign out everywhere". */
   readonly sessionsNotBefore?: number;
+  /** Invitations issued before this moment (epoch ms) are void: following one link voids the others. */
+  readonly invitationsNotBefore?: number;
 }
 
 export interface Session {

@@ -1,5 +1,6 @@
-import type { ClientLookup } from '../auth/client-registry';
+import type { ClientLookup, ClientRecord } from '../auth/client-registry';
 import type { ProtectedHandler } from '../auth/protect';
+import { clientRateKey, type RateLimiter, type RateLimitResult, rateLimitedHeaders, rateLimitHeaders } from '../auth/rate-limit';
 import type { CompanyStore } from '../companies/company-store';
 import { InvalidCompanyNumberError, parseCompanyNumber } from '../companies/numbers';
 import { JURISDICTIONS, type Jurisdiction } from '../companies/profile';
@@ -23,7 +24,14 @@ import {
 import { deliveriesPerDay } from './delivery-stats';
 import { PasskeyRefusedError, type Passkeys, relyingPartyOf } from './passkeys';
 import { InvitationUnusableError, type Person, type Session } from './people';
-import { type SignedIn, SignInRefusedError, TooManySignInsError, WeakPasswordError, type WorkspaceAuth } from './workspace-auth';
+import {
+  type SignedIn,
+  SignInRefusedError,
+  TooManyInvitationAttemptsError,
+  TooManySignInsError,
+  WeakPasswordError,
+  type WorkspaceAuth,
+} from './workspace-auth';
 
 export const WORKSPACE_API_PATH = '/workspace/api';
 
@@ -31,10 +39,13 @@ export interface WorkspaceEndpointDeps {
   readonly auth: WorkspaceAuth;
   readonly passkeys: Passkeys;
   readonly clients: ClientLookup;
+  /** The API's own per-client counter: the workspace is a second door to the same rooms, counted alike. */
+  readonly limiter: Pick<RateLimiter, 'consume'>;
+  readonly defaultRateLimitPerMinute: number;
   /** /v1/webhooks…, answered for the signed-in person's client. */
   readonly webhooks: ProtectedHandler;
   readonly deliveries: Pick<Deliveries, 'attempts'>;
-  readonly watches: Pick<WatchStore, 'listWatches'>;
+  readonly watches: Pick<WatchStore, 'listWatches' | 'isWatching'>;
   readonly companies: Pick<CompanyStore, 'get' | 'getMany'>;
   readonly cookies: CookiePolicy;
   /** The workspace's public origin when deployed; locally the request's own. */
@@ -46,6 +57,7 @@ export interface WorkspaceEndpointDeps {
 interface Caller {
   readonly session: Session;
   readonly person: Person;
+  readonly client: ClientRecord;
   readonly cookieValue: string;
 }
 
@@ -73,11 +85,11 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       'set-cookie': setSessionCookie(signedIn.cookieValue, deps.cookies),
     });
 
-  async function sessionView(session: Session, person: Person) {
-    const client = await deps.clients.get(person.clientId);
+  async function sessionView(session: Session, person: Person, known?: ClientRecord) {
+    const client = known ?? (await deps.clients.get(person.clientId));
     return {
       person: { email: person.email },
-      client: { clientId: person.clientId, name: client?.name ?? null },
+      client: { clientId: person.clientId, name: client?.name ?? null, status: client?.status ?? null },
       csrfToken: session.csrfToken,
       sessionExpiresAt: new Date(session.expiresAt * 1000).toISOString(),
       tokenPath: deps.tokenPath,
@@ -99,7 +111,7 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
         const body = jsonObjectBody(request, ['token', 'password']);
         return signedInResponse(
           200,
-          await deps.auth.acceptInvitation(stringField(body, 'token', 100), stringField(body, 'password', 1024)),
+          await deps.auth.acceptInvitation(stringField(body, 'token', 100), stringField(body, 'password', 1024), request.sourceIp),
         );
       }
       case 'passkey-sign-in/options':
@@ -120,7 +132,8 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
 
   async function signedIn(request: HttpRequest, route: string, caller: Caller): Promise<HttpResponse> {
     const { person } = caller;
-    if (route === 'session' && request.method === 'GET') return json(200, await sessionView(caller.session, person), NO_STORE);
+    if (route === 'session' && request.method === 'GET')
+      return json(200, await sessionView(caller.session, person, caller.client), NO_STORE);
     if (route === 'sign-out' && request.method === 'POST') {
       await deps.auth.signOut(caller.cookieValue);
       return { status: 204, headers: { ...NO_STORE, 'set-cookie': clearSessionCookie(deps.cookies) } };
@@ -128,6 +141,14 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
     if (route === 'sign-out-everywhere' && request.method === 'POST') {
       await deps.auth.signOutEverywhere(person);
       return { status: 204, headers: { ...NO_STORE, 'set-cookie': clearSessionCookie(deps.cookies) } };
+    }
+    // A disabled client's people may see that it is disabled and sign out, and nothing else.
+    if (caller.client.status !== 'active') {
+      throw new HttpError(
+        403,
+        'client_disabled',
+        'This account is disabled: its API and its workspace are closed until Bureau enables it again.',
+      );
     }
     if (route === 'passkeys/registration-options' && request.method === 'POST') {
       return json(200, await deps.passkeys.registrationOptions(person, relyingPartyOf(originOf(request, deps.origin))), NO_STORE);
@@ -146,7 +167,7 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
     }
     if (route === 'watches' && request.method === 'GET') return watched(request, person.clientId);
     const company = /^companies\/([A-Za-z]{2})\/([^/]+)$/.exec(route);
-    if (company && request.method === 'GET') return companyProfile(company[1] ?? '', company[2] ?? '');
+    if (company && request.method === 'GET') return companyProfile(person.clientId, company[1] ?? '', company[2] ?? '');
     const stats = /^webhooks\/([^/]+)\/delivery-stats$/.exec(route);
     if (stats && request.method === 'GET') {
       // The subscription's own listing decides whether it belongs to this client (404 otherwise).
@@ -176,7 +197,7 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
     return json(200, { items, nextCursor: cursor ?? null }, NO_STORE);
   }
 
-  async function companyProfile(jurisdictionText: string, numberText: string): Promise<HttpResponse> {
+  async function companyProfile(clientId: string, jurisdictionText: string, numberText: string): Promise<HttpResponse> {
     const jurisdiction = jurisdictionText.toUpperCase() as Jurisdiction;
     if (!JURISDICTIONS.includes(jurisdiction)) throw badRequest('invalid_jurisdiction', 'The jurisdiction must be GB or IE.');
     let number: string;
@@ -188,8 +209,13 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       }
       throw error;
     }
-    // Looking at a profile here records no watch: browsing is not a fetch by the client's systems.
-    const profile = await deps.companies.get(jurisdiction, number);
+    // Only what the client's systems fetched through the API: the workspace is no way around the API's
+    // per-call limit, and looking at a profile here records no watch.
+    const [watching, profile] = await Promise.all([
+      deps.watches.isWatching(clientId, jurisdiction, number),
+      deps.companies.get(jurisdiction, number),
+    ]);
+    if (!watching) throw notFound('company_not_watched', `${jurisdiction} ${number} is not among the companies this client watches.`);
     if (!profile) throw notFound('company_not_found', `No ${jurisdiction} company ${number}.`);
     return json(200, profile, NO_STORE);
   }
@@ -206,16 +232,43 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       const current = await deps.auth.current(cookieValue);
       if (!current || cookieValue === undefined) throw new HttpError(401, 'not_signed_in', 'Sign in to the workspace first.');
       // A client that has been removed leaves its people nothing to manage (its record is cached briefly).
-      if (!(await deps.clients.get(current.person.clientId))) {
-        throw new HttpError(403, 'client_removed', 'The client this workspace belongs to has been removed.');
-      }
+      const client = await deps.clients.get(current.person.clientId);
+      if (!client) throw new HttpError(403, 'client_removed', 'The client this workspace belongs to has been removed.');
       if (changesState(request)) assertCsrfToken(request, current.session.csrfToken);
-      return await signedIn(request, route, { ...current, cookieValue });
+      const usage = await deps.limiter.consume(clientRateKey(client.clientId), client.rateLimitPerMinute ?? deps.defaultRateLimitPerMinute);
+      if (!usage.allowed) throw rateLimited(usage);
+      return withHeaders(
+        await signedIn(request, route, { ...current, client, cookieValue }).catch(withRateHeaders(usage)),
+        rateLimitHeaders(usage),
+      );
     } catch (error) {
       throw httpErrorOf(error);
     }
   };
 }
+
+const rateLimited = (usage: RateLimitResult) =>
+  new HttpError(
+    429,
+    'rate_limited',
+    `Rate limit of ${usage.limit} requests per minute exceeded; retry in ${usage.resetSeconds} s.`,
+    rateLimitedHeaders(usage),
+  );
+
+const withHeaders = (response: HttpResponse, headers: Record<string, string>): HttpResponse => ({
+  ...response,
+  headers: { ...headers, ...response.headers },
+});
+
+/** A refusal after the call was counted carries the counter too, as the API's do. */
+const withRateHeaders =
+  (usage: RateLimitResult) =>
+  (error: unknown): never => {
+    const answer = httpErrorOf(error);
+    if (answer instanceof HttpError)
+      throw new HttpError(answer.status, answer.code, answer.message, { ...rateLimitHeaders(usage), ...answer.headers }, answer.details);
+    throw answer;
+  };
 
 /** Answered without a session: they are how a session begins. */
 const ANONYMOUS_ROUTES = new Set(['sign-in', 'invitations/accept', 'passkey-sign-in/options', 'passkey-sign-in']);
@@ -235,6 +288,9 @@ function httpErrorOf(error: unknown): unknown {
   if (error instanceof SignInRefusedError) return new HttpError(401, 'sign_in_refused', error.message);
   if (error instanceof TooManySignInsError) {
     return new HttpError(429, 'too_many_sign_ins', error.message, { 'retry-after': String(error.retryAfterSeconds) });
+  }
+  if (error instanceof TooManyInvitationAttemptsError) {
+    return new HttpError(429, 'too_many_attempts', error.message, { 'retry-after': String(error.retryAfterSeconds) });
   }
   if (error instanceof WeakPasswordError) return badRequest('weak_password', error.message, { field: 'password' });
   if (error instanceof InvitationUnusableError) return new HttpError(410, 'invitation_unusable', error.message);

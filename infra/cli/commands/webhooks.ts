@@ -55,6 +55,7 @@ async function deliveriesOf(context: CliContext): Promise<Deliveries> {
           },
         },
     clock: () => new Date(),
+    manualSends: 'unlimited',
   });
 }
 

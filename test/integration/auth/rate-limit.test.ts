@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter, rateLimitedHeaders, rateLimitHeaders } from '../../../shared/auth/rate-limit';
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { clientsTable } from '../../../shared/storage/tables';
+import { presentMinuteMs } from '../../support/clock';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { manualClock } from '../../support/fakes';
 
@@ -15,7 +16,7 @@ let counter = 0;
 const uniqueKey = () => `client#limiter-${Date.now().toString(36)}-${counter++}`;
 
 /** 20 s into a window, so 40 s remain. */
-const clockInWindow = () => manualClock(Date.parse('2025-03-01T12:00:20Z'));
+const clockInWindow = () => manualClock(presentMinuteMs() + 20_000);
 
 describe('the rate limiter', () => {
   it('counts calls in the current window and refuses those over the limit', async () => {

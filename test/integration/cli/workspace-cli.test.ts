@@ -58,7 +58,7 @@ describe('bureau workspace invite', () => {
     expect(link).toMatch(/^https:\/\/d111\.cloudfront\.net\/workspace\/#\/invite\/[\w-]{43}$/);
     expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
     const store = new DynamoWorkspaceStore(tables.doc, tables.names.workspace as string);
-    const person = await store.redeem(link.split('/').at(-1) as string, 'scrypt$1$1$1$a$b');
+    const { person } = await store.redeem(await store.usableInvitation(link.split('/').at(-1) as string), 'scrypt$1$1$1$a$b');
     expect(person).toMatchObject({ email: 'ops@acme.example', clientId });
     expect(result.stderr).toMatch(/Send the link/);
   });

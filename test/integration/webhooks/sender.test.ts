@@ -8,6 +8,7 @@ import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/eve
 import { RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
 import { WebhookSender } from '../../../shared/webhooks/sender';
 import type { Subscription } from '../../../shared/webhooks/subscription';
+import { presentMinuteMs } from '../../support/clock';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { subscriptionFixture } from '../../support/subscription-fixture';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
@@ -17,7 +18,8 @@ let receiver: WebhookReceiver;
 let store: DynamoSubscriptionStore;
 let log: DynamoDeliveryLog;
 let client: DeliveryClient;
-let now = new Date('2026-08-01T12:00:00.000Z');
+const start = new Date(presentMinuteMs());
+let now = start;
 let sequence = 0;
 
 beforeAll(async () => {
@@ -70,7 +72,7 @@ describe('the sender', () => {
     expect(first).toMatchObject({
       kind: 'retry',
       delaySeconds: 900,
-      attempt: { httpStatus: 429, nextAttemptAt: '2026-08-01T12:15:00.000Z' },
+      attempt: { httpStatus: 429, nextAttemptAt: new Date(start.getTime() + 15 * 60_000).toISOString() },
     });
     expect(third).toMatchObject({ kind: 'retry', delaySeconds: 1800 });
     expect((await store.get(target.clientId, target.id))?.failingSince).toBe(now.toISOString());
@@ -105,10 +107,10 @@ describe('the sender', () => {
       const disabled = await store.get(target.clientId, target.id);
       expect(outcome.kind).toBe('gone');
       expect(disabled?.status).toBe('DISABLED');
-      expect(disabled?.disabledReason).toBe('No delivery succeeded since 2026-08-01T12:00:00.000Z (5 days).');
+      expect(disabled?.disabledReason).toBe(`No delivery succeeded since ${start.toISOString()} (5 days).`);
       expect((await store.activeSubscriptionIds([target.clientId])).get(target.clientId) ?? []).not.toContain(target.id);
     } finally {
-      now = new Date('2026-08-01T12:00:00.000Z');
+      now = start;
     }
   });
 

@@ -1,27 +1,31 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../../shared/auth/rate-limit';
 import type { Principal } from '../../../shared/auth/tokens';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpResponse } from '../../../shared/http/types';
-import { deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
-import { Deliveries } from '../../../shared/webhooks/deliveries';
+import { clientsTable, deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
+import { Deliveries, MANUAL_SENDS_PER_MINUTE } from '../../../shared/webhooks/deliveries';
 import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../../shared/webhooks/subscription';
 import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { createWebhooksEndpoint } from '../../../shared/webhooks/webhooks-endpoint';
+import { presentMinuteMs } from '../../support/clock';
 import { createTestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
 
 let endpoint: ReturnType<typeof createWebhooksEndpoint>;
 let log: DynamoDeliveryLog;
-let now = new Date('2026-03-01T12:00:00.000Z');
+const start = presentMinuteMs();
+const at = (offsetMs: number) => new Date(start + offsetMs);
+let now = at(0);
 /** What the endpoint put on the deliveries queue. */
 const queued: DeliveryMessage[] = [];
 
 beforeAll(async () => {
-  const tables = await createTestTables([webhooksTable, deliveriesTable]);
+  const tables = await createTestTables([webhooksTable, deliveriesTable, clientsTable]);
   const subscriptions = new Subscriptions({
     store: new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string),
     resolve: async (hostname) =>
@@ -34,6 +38,7 @@ beforeAll(async () => {
     log,
     queue: { send: async (messages) => void queued.push(...messages) },
     clock: () => now,
+    manualSends: new RateLimiter(tables.doc, tables.names.clients as string, { clock: () => now.getTime(), timeoutMs: 20_000 }),
   });
   endpoint = createWebhooksEndpoint(subscriptions, deliveries);
 });
@@ -85,8 +90,8 @@ describe('webhook subscriptions', () => {
       url: 'https://hooks.example.com/bureau',
       status: 'ACTIVE',
       signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
-      createdAt: '2026-03-01T12:00:00.000Z',
-      updatedAt: '2026-03-01T12:00:00.000Z',
+      createdAt: at(0).toISOString(),
+      updatedAt: at(0).toISOString(),
       disabledReason: null,
       failingSince: null,
     });
@@ -126,25 +131,28 @@ describe('webhook subscriptions', () => {
 
   it('change name, URL and status, and are deleted', async () => {
     const id = bodyOf(await register('client-e')).id as string;
-    now = new Date('2026-03-01T13:00:00.000Z');
+    now = at(3600_000);
 
     const changed = await call('client-e', 'PATCH', `/v1/webhooks/${id}`, { status: 'DISABLED', name: 'Staging' }, { id });
     const deleted = await call('client-e', 'DELETE', `/v1/webhooks/${id}`, undefined, { id });
     const gone = await call('client-e', 'GET', `/v1/webhooks/${id}`, undefined, { id });
 
-    expect(bodyOf(changed)).toMatchObject({ status: 'DISABLED', name: 'Staging', updatedAt: '2026-03-01T13:00:00.000Z' });
+    expect(bodyOf(changed)).toMatchObject({ status: 'DISABLED', name: 'Staging', updatedAt: at(3600_000).toISOString() });
     expect(deleted.status).toBe(204);
     expect(gone.status).toBe(404);
   });
 
   it('get a new signing secret on rotation, the previous one signing beside it for a day', async () => {
     const created = bodyOf(await register('client-f'));
-    now = new Date('2026-03-02T09:00:00.000Z');
+    now = at(21 * 3600_000);
 
     const rotated = await call('client-f', 'POST', `/v1/webhooks/${created.id}/rotate-secret`, undefined, { id: created.id as string });
 
     expect(bodyOf(rotated).signingSecret).not.toBe(created.signingSecret);
-    expect(bodyOf(rotated)).toMatchObject({ previousSigningSecretExpiresAt: '2026-03-03T09:00:00.000Z', updatedAt: now.toISOString() });
+    expect(bodyOf(rotated)).toMatchObject({
+      previousSigningSecretExpiresAt: at(45 * 3600_000).toISOString(),
+      updatedAt: now.toISOString(),
+    });
   });
 
   it(`are capped at ${MAX_SUBSCRIPTIONS_PER_CLIENT} per client, even when registered all at once`, async () => {
@@ -217,6 +225,26 @@ describe('deliveries of a subscription', () => {
     const { deliveryId, event } = bodyOf(response) as { deliveryId: string; event: Record<string, unknown> };
     expect(event).toMatchObject({ type: 'webhook.test', apiVersion: 'v1', block: null, data: { jurisdiction: null, companyNumber: null } });
     expect(queued.at(-1)).toEqual({ deliveryId, clientId: 'client-t', subscriptionId: id, envelope: event });
+  });
+
+  it(`sends at most ${MANUAL_SENDS_PER_MINUTE} test events and retries a minute per client, then answers 429 saying when`, async () => {
+    const id = bodyOf(await register('client-s')).id as string;
+    const other = bodyOf(await register('client-s2')).id as string;
+    const sent = queued.length;
+
+    const answers = await Promise.all(
+      Array.from({ length: MANUAL_SENDS_PER_MINUTE + 3 }, () => call('client-s', 'POST', `/v1/webhooks/${id}/test`, undefined, { id })),
+    );
+    const othersTest = await call('client-s2', 'POST', `/v1/webhooks/${other}/test`, undefined, { id: other });
+
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(answers.filter((answer) => answer.status === 202)).toHaveLength(MANUAL_SENDS_PER_MINUTE);
+    expect(refused).toHaveLength(3);
+    expect(bodyOf(refused[0] as HttpResponse)).toMatchObject({ error: 'too_many_manual_sends' });
+    expect(refused[0]?.headers?.['retry-after']).toMatch(/^\d+$/);
+    expect(refused[0]?.headers?.['ratelimit-policy']).toBe(`"manual-sends";q=${MANUAL_SENDS_PER_MINUTE};w=60`);
+    expect(queued.length - sent).toBe(MANUAL_SENDS_PER_MINUTE + 1);
+    expect(othersTest.status).toBe(202);
   });
 
   it('another client can neither test, list nor retry it', async () => {

@@ -1,33 +1,37 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
-import { RateLimiter } from '../../../shared/auth/rate-limit';
+import { clientRateKey, RateLimiter } from '../../../shared/auth/rate-limit';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpHandler, HttpResponse } from '../../../shared/http/types';
+import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { clientsTable, companiesTable, deliveriesTable, watchesTable, webhooksTable, workspaceTable } from '../../../shared/storage/tables';
 import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
-import { Deliveries } from '../../../shared/webhooks/deliveries';
+import { Deliveries, MANUAL_SENDS_PER_MINUTE } from '../../../shared/webhooks/deliveries';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { createWebhooksEndpoint } from '../../../shared/webhooks/webhooks-endpoint';
 import { DynamoWorkspaceStore } from '../../../shared/workspace/dynamo-workspace-store';
 import { Passkeys } from '../../../shared/workspace/passkeys';
-import { SIGN_IN_LIMITS, WorkspaceAuth } from '../../../shared/workspace/workspace-auth';
+import { INVITATION_LIMITS, SIGN_IN_LIMITS, WorkspaceAuth } from '../../../shared/workspace/workspace-auth';
 import { createWorkspaceEndpoint } from '../../../shared/workspace/workspace-endpoint';
+import { presentMinuteMs } from '../../support/clock';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
 import { profileContent } from '../../support/profile-fixture';
 
 const ORIGIN = 'https://workspace.bureau.example';
 const STRONG = 'harbour lantern quietly orbits';
-let nowMs = Date.parse('2026-11-23T09:00:00.000Z');
+let nowMs = presentMinuteMs();
 let tables: TestTables;
 let store: DynamoWorkspaceStore;
 let endpoint: HttpHandler;
 let clientA: string;
 let clientB: string;
+let registry: DynamoClientRegistry;
+let limiter: RateLimiter;
 
 beforeAll(async () => {
   tables = await createTestTables([
@@ -39,7 +43,8 @@ beforeAll(async () => {
     { ...companiesTable, stream: undefined },
   ]);
   const names = tables.names as Record<string, string>;
-  const registry = new DynamoClientRegistry(tables.doc, names.clients as string);
+  registry = new DynamoClientRegistry(tables.doc, names.clients as string);
+  limiter = new RateLimiter(tables.doc, names.clients as string, { clock: () => nowMs, timeoutMs: 20_000 });
   clientA = (await registry.create({ name: 'Acme Ltd' })).client.clientId;
   clientB = (await registry.create({ name: 'Borealis plc' })).client.clientId;
   store = new DynamoWorkspaceStore(tables.doc, names.workspace as string, () => nowMs);
@@ -54,6 +59,7 @@ beforeAll(async () => {
     log: new DynamoDeliveryLog(tables.doc, names.deliveries as string, () => new Date(nowMs)),
     queue: { send: async () => {} },
     clock: () => new Date(nowMs),
+    manualSends: limiter,
   });
   const companies = new DynamoCompanyStore(tables.doc, names.companies as string);
   await companies.save(profileContent({ companyNumber: '15380840', name: 'CPA GATES LTD' }));
@@ -63,6 +69,8 @@ beforeAll(async () => {
     auth,
     passkeys: new Passkeys(store, auth),
     clients: registry,
+    limiter,
+    defaultRateLimitPerMinute: 600,
     webhooks: createWebhooksEndpoint(subscriptions, deliveries),
     deliveries,
     watches,
@@ -161,6 +169,66 @@ describe('invitations and passwords', () => {
     expect(strong.status).toBe(200);
   });
 
+  it('looks the link up before judging or hashing a password: an unknown link is 410 whatever the password', async () => {
+    const unknown = await send({}, 'POST', 'invitations/accept', { token: 'A'.repeat(43), password: 'password1234' });
+    expect([unknown.status, bodyOf(unknown).error]).toEqual([410, 'invitation_unusable']);
+  });
+
+  it('limits attempts per link and per address, counted before the link is looked up', async () => {
+    const { token } = await store.invite(clientA, 'limited@acme.example');
+    const onOneLink = await Promise.all(
+      Array.from({ length: INVITATION_LIMITS.perLink + 2 }, (_, i) =>
+        send({}, 'POST', 'invitations/accept', { token, password: 'short' }, { 'x-test-ip': `198.51.100.${100 + i}` }),
+      ),
+    );
+    const fromOneAddress = [];
+    for (let i = 0; i < INVITATION_LIMITS.perAddress + 1; i++) {
+      fromOneAddress.push(
+        await send({}, 'POST', 'invitations/accept', { token: `${i}`.padEnd(43, 'B'), password: 'x' }, { 'x-test-ip': '192.0.2.88' }),
+      );
+    }
+
+    expect(onOneLink.filter((answer) => answer.status === 400)).toHaveLength(INVITATION_LIMITS.perLink);
+    expect(onOneLink.filter((answer) => answer.status === 429)).toHaveLength(2);
+    expect(fromOneAddress.slice(0, -1).every((answer) => answer.status === 410)).toBe(true);
+    expect([fromOneAddress.at(-1)?.status, bodyOf(fromOneAddress.at(-1) as HttpResponse).error]).toEqual([429, 'too_many_attempts']);
+    expect(fromOneAddress.at(-1)?.headers?.['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it("following a link voids the person's other links, older and newer, and ends their other sessions", async () => {
+    const earlier = await signedInPerson(clientA, 'reset@acme.example');
+    const older = await store.invite(clientA, 'reset@acme.example');
+    nowMs += 1000;
+    const used = await store.invite(clientA, 'reset@acme.example');
+    const newer = await store.invite(clientA, 'reset@acme.example');
+    nowMs += 1000;
+    const browser: Browser = {};
+
+    const accepted = await send(browser, 'POST', 'invitations/accept', { token: used.token, password: STRONG });
+    const olderAfter = await send({}, 'POST', 'invitations/accept', { token: older.token, password: STRONG });
+    const newerAfter = await send({}, 'POST', 'invitations/accept', { token: newer.token, password: STRONG });
+
+    expect(accepted.status).toBe(200);
+    expect((await send(browser, 'GET', 'session')).status).toBe(200);
+    expect((await send(earlier, 'GET', 'session')).status).toBe(401);
+    expect([olderAfter.status, newerAfter.status]).toEqual([410, 410]);
+  });
+
+  it('signs the person in when the SDK resends a redemption whose answer was lost, and only then', async () => {
+    const { token } = await store.invite(clientA, 'resent@acme.example');
+    const flaky = lostAnswerClient();
+    const resending = new DynamoWorkspaceStore(flaky.doc, tables.names.workspace as string, () => nowMs);
+    const invitation = await resending.usableInvitation(token);
+
+    flaky.loseNextTransactionAnswer();
+    const signedIn = await resending.redeem(invitation, 'scrypt$1$1$1$a$b');
+    const again = resending.redeem(invitation, 'scrypt$1$1$1$a$b');
+
+    expect(flaky.transactionsSent()).toBe(2);
+    expect((await store.session(signedIn.cookieValue))?.person.email).toBe('resent@acme.example');
+    await expect(again).rejects.toThrow(/has been used/);
+  });
+
   it('refuses a link after 24 hours', async () => {
     const { token } = await store.invite(clientA, 'late@acme.example');
     nowMs += 24 * 3600_000 + 1000;
@@ -191,17 +259,27 @@ describe('signing in and out', () => {
     expect(wrong.body).toEqual(unknown.body);
   });
 
-  it('limits sign-in attempts per person, counting before the password is checked', async () => {
+  it('limits sign-in attempts per person from one address, counting first, and never locks the person out elsewhere', async () => {
     await signedInPerson(clientA, 'guessed@acme.example');
     const attempts = await Promise.all(
-      Array.from({ length: SIGN_IN_LIMITS.perPerson + 5 }, (_, i) =>
-        send({}, 'POST', 'sign-in', { email: 'guessed@acme.example', password: `guess ${i}` }, { 'x-test-ip': `198.51.100.${i}` }),
+      Array.from({ length: SIGN_IN_LIMITS.perPersonPerAddress + 5 }, (_, i) =>
+        send({}, 'POST', 'sign-in', { email: 'guessed@acme.example', password: `guess ${i}` }, { 'x-test-ip': '198.51.100.9' }),
       ),
+    );
+    const owner = await send({}, 'POST', 'sign-in', { email: 'guessed@acme.example', password: STRONG }, { 'x-test-ip': '203.0.113.99' });
+    const attackerWithThePassword = await send(
+      {},
+      'POST',
+      'sign-in',
+      { email: 'guessed@acme.example', password: STRONG },
+      { 'x-test-ip': '198.51.100.9' },
     );
 
     const refused = attempts.filter((answer) => answer.status === 429);
     expect(refused).toHaveLength(5);
     expect(refused[0]?.headers?.['retry-after']).toMatch(/^\d+$/);
+    expect(owner.status).toBe(200);
+    expect(attackerWithThePassword.status).toBe(429);
   });
 
   it('limits sign-in attempts per address across people', async () => {
@@ -334,7 +412,107 @@ describe("a person acts only on their own client's data", () => {
     const stats = bodyOf(await send(alice, 'GET', `webhooks/${id}/delivery-stats`));
 
     expect(stats.days).toHaveLength(30);
-    expect((stats.days as { date: string }[]).at(-1)?.date).toBe('2026-11-23');
+    expect((stats.days as { date: string }[]).at(-1)?.date).toBe(new Date(nowMs).toISOString().slice(0, 10));
     expect(stats.truncated).toBe(false);
   });
 });
+
+describe('the workspace is a second door to the same rooms', () => {
+  it("lets a disabled client's people sign in and see that it is disabled, and nothing else", async () => {
+    const { clientId } = (await registry.create({ name: 'Paused Ltd' })).client;
+    const dana = await signedInPerson(clientId, 'dana@paused.example');
+    const id = bodyOf(await send(dana, 'POST', 'webhooks', { name: 'Before', url: 'https://hooks.example.com/p' })).id as string;
+    await watches().recordWatch(clientId, 'GB', '15380840', new Date(nowMs).toISOString());
+
+    await registry.disable(clientId);
+    const again: Browser = {};
+    const signIn = await send(again, 'POST', 'sign-in', { email: 'dana@paused.example', password: STRONG });
+    const session = await send(again, 'GET', 'session');
+    const refused = [
+      await send(again, 'GET', 'webhooks'),
+      await send(again, 'POST', 'webhooks', { name: 'After', url: 'https://hooks.example.com/q' }),
+      await send(again, 'GET', `webhooks/${id}`),
+      await send(again, 'POST', `webhooks/${id}/test`),
+      await send(again, 'GET', `webhooks/${id}/delivery-stats`),
+      await send(again, 'GET', 'watches'),
+      await send(again, 'GET', 'companies/GB/15380840'),
+      await send(again, 'POST', 'passkeys/registration-options'),
+    ];
+    const signOut = await send(again, 'POST', 'sign-out');
+
+    expect(signIn.status).toBe(200);
+    expect(bodyOf(session).client).toEqual({ clientId, name: 'Paused Ltd', status: 'disabled' });
+    for (const answer of refused) expect([answer.status, bodyOf(answer).error]).toEqual([403, 'client_disabled']);
+    expect(signOut.status).toBe(204);
+  });
+
+  it("counts every signed-in call against the client's own API limit, with the same headers and 429", async () => {
+    const { clientId } = (await registry.create({ name: 'Small Ltd', rateLimitPerMinute: 8 })).client;
+    const erin = await signedInPerson(clientId, 'erin@small.example');
+    await limiter.consume(clientRateKey(clientId), 8); // one API call, made with the client's token
+
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await send(erin, 'GET', 'webhooks'));
+
+    expect(answers.slice(0, 7).every((answer) => answer.status === 200)).toBe(true);
+    expect(answers[0]?.headers?.ratelimit).toMatch(/^"default";r=6;t=\d+$/);
+    expect(answers[0]?.headers?.['ratelimit-policy']).toBe('"default";q=8;w=60');
+    expect([answers[7]?.status, bodyOf(answers[7] as HttpResponse).error]).toEqual([429, 'rate_limited']);
+    expect(answers[7]?.headers?.['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('shows only the companies the client watches: any other is a 404 that says so', async () => {
+    const alice = await signedInPerson(clientA, 'nosy@acme.example');
+    await new DynamoCompanyStore(tables.doc, tables.names.companies as string).save(
+      profileContent({ companyNumber: '00000099', name: 'UNWATCHED LTD' }),
+    );
+
+    const unwatched = await send(alice, 'GET', 'companies/GB/00000099');
+    const watched = await send(alice, 'GET', 'companies/GB/15380840');
+
+    expect([unwatched.status, bodyOf(unwatched).error]).toEqual([404, 'company_not_watched']);
+    expect(watched.status).toBe(200);
+  });
+
+  it("limits the person's test events like the API's, in the client's own small bucket", async () => {
+    const { clientId } = (await registry.create({ name: 'Tester Ltd' })).client;
+    const frank = await signedInPerson(clientId, 'frank@tester.example');
+    const id = bodyOf(await send(frank, 'POST', 'webhooks', { name: 'T', url: 'https://hooks.example.com/t' })).id as string;
+
+    const answers = [];
+    for (let i = 0; i < MANUAL_SENDS_PER_MINUTE + 1; i++) answers.push(await send(frank, 'POST', `webhooks/${id}/test`));
+
+    expect(answers.slice(0, -1).every((answer) => answer.status === 202)).toBe(true);
+    expect([answers.at(-1)?.status, bodyOf(answers.at(-1) as HttpResponse).error]).toEqual([429, 'too_many_manual_sends']);
+  });
+});
+
+const watches = () => new DynamoWatchStore(tables.doc, tables.names.watches as string);
+
+/**
+ * A DynamoDB client that, once asked, lets a TransactWriteItems reach the engine and then loses its
+ * answer the way a dropped connection does, so the SDK resends the same transaction.
+ */
+function lostAnswerClient() {
+  const client = createDynamoClient(tables.env);
+  let lose = false;
+  let sent = 0;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+      sent++;
+      const result = await next(args);
+      if (!lose) return result;
+      lose = false;
+      throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ECONNRESET', $metadata: {} });
+    },
+    { step: 'deserialize', name: 'loseAnswer', priority: 'low' },
+  );
+  return {
+    doc: createDocumentClient(client),
+    loseNextTransactionAnswer: () => {
+      lose = true;
+    },
+    transactionsSent: () => sent,
+  };
+}
