@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { axeViolations, fitsWidth, launchChromium, screenshot } from '../support/browser';
@@ -14,7 +15,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * watches a test event arrive and signs in again with a passkey. Each page is checked with axe-core
  * at desktop and phone width, and photographed into test-results/workspace/.
  */
-const bureau = useTestRuntime();
+// Client records are cached one second, so disabling the client shows within the test.
+const bureau = useTestRuntime({ CLIENT_CACHE_SECONDS: '1' });
 const PASSWORD = 'harbour lantern quietly orbits';
 let browser: Browser;
 let context: BrowserContext;
@@ -199,6 +201,25 @@ describe('the workspace in a browser', () => {
 
     await heading('Webhooks').waitFor();
     await page.getByText('None yet.').waitFor();
+  });
+
+  it('shows a disabled account as disabled and nothing else, until it is enabled again', async () => {
+    const registry = new DynamoClientRegistry(
+      createDocumentClient(createDynamoClient(bureau().runtime.env)),
+      bureau().runtime.tables.clients as string,
+    );
+    await registry.disable(bureau().demoClient.clientId);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await page.reload();
+
+    await heading('This account is disabled').waitFor();
+    expect(await page.getByRole('navigation', { name: 'Workspace' }).count()).toBe(0);
+    await checkPage('account-disabled');
+
+    await registry.enable(bureau().demoClient.clientId);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await page.reload();
+    await heading('Webhooks').waitFor();
   });
 
   it('signs in with the keyboard alone, and signs out everywhere', async () => {

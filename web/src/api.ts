@@ -1,7 +1,7 @@
 /** The workspace's JSON API on this origin. Every change carries the session's CSRF token. */
 export interface SessionView {
   readonly person: { readonly email: string };
-  readonly client: { readonly clientId: string; readonly name: string | null };
+  readonly client: { readonly clientId: string; readonly name: string | null; readonly status: 'active' | 'disabled' | null };
   readonly csrfToken: string;
   readonly sessionExpiresAt: string;
   readonly tokenPath: string;

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type SessionView } from './api';
 import { errorText, Status } from './components';
 import { AcceptInvitation } from './pages/accept-invitation';
+import { AccountDisabled } from './pages/account-disabled';
 import { CompanyPage } from './pages/company';
 import { Overview } from './pages/overview';
 import { SignIn } from './pages/sign-in';
@@ -41,6 +42,7 @@ export function App() {
   };
 
   const [section = 'overview', id, number] = route;
+  const disabled = session.client.status !== 'active';
   const nav = [
     ['overview', 'Overview'],
     ['webhooks', 'Webhooks'],
@@ -56,20 +58,22 @@ export function App() {
         <p class="brand">
           Bureau <span>{session.client.name ?? session.client.clientId}</span>
         </p>
-        <nav aria-label="Workspace">
-          <ul>
-            {nav.map(([target, label]) => (
-              <li key={target}>
-                <a
-                  href={href(target)}
-                  aria-current={section === target || (target === 'watches' && section === 'companies') ? 'page' : undefined}
-                >
-                  {label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        {!disabled && (
+          <nav aria-label="Workspace">
+            <ul>
+              {nav.map(([target, label]) => (
+                <li key={target}>
+                  <a
+                    href={href(target)}
+                    aria-current={section === target || (target === 'watches' && section === 'companies') ? 'page' : undefined}
+                  >
+                    {label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
         <div class="who">
           <span>{session.person.email}</span>
           <button type="button" class="secondary" onClick={() => signOut(false)}>
@@ -81,7 +85,9 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {section === 'webhooks' && id ? (
+        {disabled ? (
+          <AccountDisabled session={session} />
+        ) : section === 'webhooks' && id ? (
           <WebhookPage id={id} />
         ) : section === 'webhooks' ? (
           <Webhooks />
