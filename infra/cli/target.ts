@@ -7,7 +7,6 @@ import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key
 import type { KeySetVault } from '../../shared/auth/signing-keys';
 import { deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import { createSqsClient } from '../../shared/queues/sqs';
-import { ensureTable } from '../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import {
   clientsTable,
@@ -23,6 +22,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { FileKeySetSource } from '../local/key-file';
 import { defaultDataDir, localPaths, localTableName } from '../local/paths';
 import { readRuntimeInfo } from '../local/runtime-file';
+import { ensureTable } from '../operations/storage/create-tables';
 import type { Target, TargetOptions, TargetQueues, TargetTables } from './context';
 
 /** The target cannot be reached or is not what it should be: exit code 2. */

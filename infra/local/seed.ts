@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { indexedNameOf } from '../../shared/companies/company-store';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
-import { addToVocabularyInBulk } from '../../shared/companies/dynamo-vocabulary';
-import { type ImportRecord, type ImportStats, importProfiles } from '../../shared/companies/import';
 import type { Jurisdiction } from '../../shared/companies/profile';
-import { readRegisterCsv } from '../../shared/companies/register-csv';
-import { generateIrishCompanies } from '../../shared/demo/company-generator';
+import { addToVocabularyInBulk } from '../operations/companies/dynamo-vocabulary';
+import { type ImportRecord, type ImportStats, importProfiles, readRegisterProfiles } from '../operations/companies/import';
+import { generateIrishCompanies } from '../operations/demo/company-generator';
 import { repositoryRoot } from './paths';
 
 export interface DemoDataset {
@@ -59,7 +58,7 @@ async function* demoRecords(dataset: DemoDataset, signal: AbortSignal): AsyncGen
       yield { line: ++irishLine, profile: next.value };
     }
   }
-  for await (const record of readRegisterCsv(createReadStream(dataset.gbFile))) {
+  for await (const record of readRegisterProfiles(createReadStream(dataset.gbFile))) {
     if (signal.aborted) return;
     yield record;
     irishOwed += irishPerRow;

@@ -1,7 +1,7 @@
+import { type ImportRecord, importProfiles } from '../../infra/operations/companies/import';
+import { generateBritishCompanies } from '../../infra/operations/demo/company-generator';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
-import { type ImportRecord, importProfiles } from '../../shared/companies/import';
 import type { ProfileContent } from '../../shared/companies/profile';
-import { generateBritishCompanies } from '../../shared/demo/company-generator';
 import { companiesTable } from '../../shared/storage/tables';
 import { batchWriteItems, storedItemsOf } from './support/companies';
 import type { BenchContext } from './support/context';

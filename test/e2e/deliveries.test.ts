@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { redrive } from '../../infra/operations/queues/redrive';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
-import { applyDemoChange } from '../../shared/demo/company-changes';
-import { redrive } from '../../shared/queues/redrive';
 import { createSqsClient } from '../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';

@@ -1,9 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { ClientRecord } from '../../../shared/auth/client-registry';
-import { removeClient } from '../../../shared/auth/client-removal';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
+import { removeClient } from '../../operations/auth/client-removal';
 import type { CliContext } from '../context';
 import { formatDuration, parseDuration } from '../duration';
 import { formatTable } from '../format';

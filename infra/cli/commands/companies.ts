@@ -3,6 +3,8 @@ import { basename } from 'node:path';
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { parseCompanyNumber } from '../../../shared/companies/numbers';
+import { type CompanyProfile, JURISDICTIONS, type Jurisdiction } from '../../../shared/companies/profile';
 import {
   DEFAULT_IMPORT_BATCH_SIZE,
   DEFAULT_IMPORT_CONCURRENCY,
@@ -12,10 +14,8 @@ import {
   importProfiles,
   openImportFile,
   UnsupportedImportFileError,
-} from '../../../shared/companies/import';
-import { parseCompanyNumber } from '../../../shared/companies/numbers';
-import { type CompanyProfile, JURISDICTIONS, type Jurisdiction } from '../../../shared/companies/profile';
-import { applyDemoChange, CHANGE_KINDS, type ChangeKind, CompanyNotFoundError } from '../../../shared/demo/company-changes';
+} from '../../operations/companies/import';
+import { applyDemoChange, CHANGE_KINDS, type ChangeKind, CompanyNotFoundError } from '../../operations/demo/company-changes';
 import type { CliContext, CliIo } from '../context';
 
 /** Plain progress lines (no terminal) come at most this often. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { KeyRevocation } from '../../../shared/auth/key-revocation';
 import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { JWKS_CACHE_SECONDS, KEY_SET_CACHE_SECONDS } from '../../../shared/auth/token-policy';
+import { KeyRevocation } from '../../operations/auth/key-revocation';
 import type { CliContext } from '../context';
 import { formatTable } from '../format';
 import { TargetError } from '../target';

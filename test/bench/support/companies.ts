@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { addToVocabularyInBulk } from '../../../infra/operations/companies/dynamo-vocabulary';
+import { readRegisterProfiles } from '../../../infra/operations/companies/import';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
 import { contentHashOf, indexedNameOf } from '../../../shared/companies/company-store';
-import { addToVocabularyInBulk } from '../../../shared/companies/dynamo-vocabulary';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
-import { readRegisterCsv } from '../../../shared/companies/register-csv';
 import { indexItemsOf, profileKey, searchEntryOf } from '../../../shared/companies/search-index';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 import { companiesTable } from '../../../shared/storage/tables';
 import type { BenchContext, BenchTables } from './context';
 
@@ -139,7 +139,7 @@ const LARGE_GB_COUNT = { small: 20_000, full: 200_000, million: 1_000_000 } as c
 async function readGbSample(): Promise<{ profiles: ProfileContent[]; rejectedRows: number }> {
   const profiles: ProfileContent[] = [];
   let rejectedRows = 0;
-  for await (const record of readRegisterCsv(createReadStream(GB_SAMPLE_CSV))) {
+  for await (const record of readRegisterProfiles(createReadStream(GB_SAMPLE_CSV))) {
     if (record.profile) profiles.push(record.profile);
     else rejectedRows++;
   }

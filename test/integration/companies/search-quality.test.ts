@@ -1,11 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { importProfiles, readRegisterProfiles } from '../../../infra/operations/companies/import';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
-import { importProfiles } from '../../../shared/companies/import';
 import { normalizeName } from '../../../shared/companies/names';
 import type { ProfileContent } from '../../../shared/companies/profile';
-import { readRegisterCsv } from '../../../shared/companies/register-csv';
 import { type SearchItem, searchCompanies } from '../../../shared/companies/search';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
@@ -29,7 +28,7 @@ let wholeFile: MemoryNameIndex;
 
 beforeAll(async () => {
   profiles = [];
-  for await (const record of readRegisterCsv(createReadStream(SAMPLE))) if (record.profile) profiles.push(record.profile);
+  for await (const record of readRegisterProfiles(createReadStream(SAMPLE))) if (record.profile) profiles.push(record.profile);
   wholeFile = new MemoryNameIndex(profiles);
 });
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { generateBritishCompanies, generateCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
 import { normalizeName } from '../../../shared/companies/names';
 import { parseCompanyNumber } from '../../../shared/companies/numbers';
-import { generateBritishCompanies, generateCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
 
 const IE_SUFFIXES_BY_TYPE: Readonly<Record<string, RegExp>> = {
   ltd: / (LIMITED|LTD|TEORANTA)$/,

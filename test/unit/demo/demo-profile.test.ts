@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths } from '../../../shared/demo/calendar';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../shared/demo/company-generator';
-import { demoProfile, deriveDemoBlocks } from '../../../shared/demo/demo-profile';
-import { seededRandom } from '../../../shared/demo/random';
-import { DEMO_AS_OF, type RegisterFacts } from '../../../shared/demo/register-facts';
+import { addDays, addMonths } from '../../../infra/operations/demo/calendar';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
+import { demoProfile, deriveDemoBlocks } from '../../../infra/operations/demo/demo-profile';
+import { seededRandom } from '../../../infra/operations/demo/random';
+import { DEMO_AS_OF, type RegisterFacts } from '../../../infra/operations/demo/register-facts';
 
 const activeCompany: RegisterFacts = {
   jurisdiction: 'GB',

@@ -1,8 +1,8 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { InvalidCompanyNumberError, parseCompanyNumber } from './numbers';
-import type { ProfileContent } from './profile';
-import profileSchema from './schema/profile.v1.schema.json' with { type: 'json' };
+import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../shared/companies/numbers';
+import type { ProfileContent } from '../../../shared/companies/profile';
+import profileSchema from '../../../shared/companies/schema/profile.v1.schema.json' with { type: 'json' };
 
 /**
  * Validates profile documents against shared/companies/schema/profile.v1.schema.json, the one

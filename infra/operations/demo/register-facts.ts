@@ -1,8 +1,6 @@
-import type { Overview, ProfileContent, TradingStatus } from '../companies/profile';
+import type { TradingStatus } from '../../../shared/companies/profile';
 
-/** The register facts a demo profile is built from. */
-export type RegisterFacts = Pick<ProfileContent, 'jurisdiction' | 'companyNumber' | 'name' | 'tradingStatus'> &
-  Pick<Overview, 'companyType' | 'companySubtype' | 'incorporatedOn' | 'dissolvedOn' | 'sicCodes' | 'registeredOffice'>;
+export type { RegisterFacts } from '../companies/register-facts';
 
 /**
  * The date demo assessments are made as of. Fixed rather than "today" so that derived values do not

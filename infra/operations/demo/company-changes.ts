@@ -1,5 +1,12 @@
-import type { CompanyStore } from '../companies/company-store';
-import type { CompanyProfile, EarlySignal, Jurisdiction, ProfileContent, RiskOfFailure, TradingStatus } from '../companies/profile';
+import type { CompanyStore } from '../../../shared/companies/company-store';
+import type {
+  CompanyProfile,
+  EarlySignal,
+  Jurisdiction,
+  ProfileContent,
+  RiskOfFailure,
+  TradingStatus,
+} from '../../../shared/companies/profile';
 
 /** The demo changes: each touches one block the way a real register or scoring update would. */
 export const CHANGE_KINDS = ['risk', 'trading-status', 'new-signal', 'expire-signal'] as const;

@@ -1,4 +1,4 @@
-import type { FilingBehaviour, Overview, RiskOfFailure } from '../../companies/profile';
+import type { FilingBehaviour, Overview, RiskOfFailure } from '../../../../shared/companies/profile';
 import type { Random } from '../random';
 import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed, type RegisterFacts } from '../register-facts';
 

@@ -6,7 +6,7 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { IndexDefinition, KeyAttribute, TableDefinition } from './tables';
+import type { IndexDefinition, KeyAttribute, TableDefinition } from '../../../shared/storage/tables';
 
 function projectionOf(index: IndexDefinition) {
   if (index.projection === 'ALL' || index.projection === 'KEYS_ONLY') return { ProjectionType: index.projection };

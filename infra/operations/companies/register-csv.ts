@@ -1,11 +1,10 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse/sync';
-import { demoProfile } from '../demo/demo-profile';
-import { DEMO_AS_OF, type RegisterFacts } from '../demo/register-facts';
-import { foldName } from './names';
-import { InvalidCompanyNumberError, parseCompanyNumber } from './numbers';
-import type { ProfileContent, TradingStatus } from './profile';
+import { foldName } from '../../../shared/companies/names';
+import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../shared/companies/numbers';
+import type { TradingStatus } from '../../../shared/companies/profile';
+import type { RegisterFacts } from './register-facts';
 
 /**
  * Streaming reader of the Companies House register export (the columns of
@@ -37,14 +36,8 @@ type RegisterRow = Readonly<Record<RegisterColumn, string>>;
 export interface RegisterCsvRecord {
   /** 1-based physical line where the record starts (the header is line 1). */
   readonly line: number;
-  readonly profile?: ProfileContent;
+  readonly facts?: RegisterFacts;
   readonly error?: string;
-}
-
-export interface RegisterCsvOptions {
-  /** Seed of the demo blocks; the same seed always derives the same blocks. */
-  readonly seed?: number;
-  readonly asOf?: string;
 }
 
 /** A quoted field may span lines; one spanning more than this is taken as unterminated. */
@@ -274,12 +267,11 @@ async function* logicalRecords(stream: Readable): AsyncGenerator<LogicalRecord> 
 }
 
 /**
- * Reads the register CSV. Yields one record per data row, in file order: a profile, or an error
+ * Reads the register CSV. Yields one record per data row, in file order: its facts, or an error
  * that says what is wrong with the row. A missing column in the header yields one error for line
  * 1 and ends the file.
  */
-export async function* readRegisterCsv(stream: Readable, options: RegisterCsvOptions = {}): AsyncGenerator<RegisterCsvRecord> {
-  const { seed = 0, asOf = DEMO_AS_OF } = options;
+export async function* readRegisterCsv(stream: Readable): AsyncGenerator<RegisterCsvRecord> {
   let columns: string[] | undefined;
   for await (const record of logicalRecords(stream)) {
     if (record.error !== undefined || record.text === undefined) {
@@ -303,7 +295,7 @@ export async function* readRegisterCsv(stream: Readable, options: RegisterCsvOpt
         );
       }
       const row = Object.fromEntries(columns.map((column, index) => [column, fields[index] ?? ''])) as RegisterRow;
-      yield { line: record.line, profile: demoProfile(registerFacts(row), seed, asOf) };
+      yield { line: record.line, facts: registerFacts(row) };
     } catch (error) {
       if (!(error instanceof RowError)) throw error;
       yield { line: record.line, error: error.message };

@@ -1,4 +1,4 @@
-import type { Jurisdiction, ProfileContent, TradingStatus } from '../companies/profile';
+import type { Jurisdiction, ProfileContent, TradingStatus } from '../../../shared/companies/profile';
 import { addDays, daysBetween } from './calendar';
 import { demoProfile } from './demo-profile';
 import { type Random, seededRandom } from './random';

@@ -1,6 +1,6 @@
-import type { WatchStore } from '../watches/watch-store';
-import type { DynamoSubscriptionStore } from '../webhooks/dynamo-subscription-store';
-import type { DynamoClientRegistry } from './dynamo-client-registry';
+import type { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
+import type { WatchStore } from '../../../shared/watches/watch-store';
+import type { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 
 export interface ClientRemovalDeps {
   readonly registry: Pick<DynamoClientRegistry, 'get' | 'disable' | 'remove'>;

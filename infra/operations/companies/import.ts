@@ -2,8 +2,10 @@ import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { CompanyStore, SaveOutcome } from './company-store';
-import type { ProfileContent } from './profile';
+import type { CompanyStore, SaveOutcome } from '../../../shared/companies/company-store';
+import type { ProfileContent } from '../../../shared/companies/profile';
+import { demoProfile } from '../demo/demo-profile';
+import { DEMO_AS_OF } from '../demo/register-facts';
 import { validateProfileContent } from './profile-validation';
 import { readRegisterCsv } from './register-csv';
 
@@ -183,5 +185,21 @@ export async function openImportFile(path: string, options: { seed?: number } = 
   const format = await detectImportFormat(path);
   // Opening here, not lazily in the stream, makes a missing or unreadable file fail now.
   const stream = (await open(path, 'r')).createReadStream();
-  return { format, records: format === 'ndjson' ? readNdjsonProfiles(stream) : readRegisterCsv(stream, { seed: options.seed }) };
+  return { format, records: format === 'ndjson' ? readNdjsonProfiles(stream) : readRegisterProfiles(stream, { seed: options.seed }) };
+}
+
+/**
+ * The register CSV's rows as profiles: the register's facts, and blocks derived from them by the
+ * demo rules (seeded, the same seed always deriving the same blocks); rejected rows pass through.
+ */
+export async function* readRegisterProfiles(
+  stream: Readable,
+  options: { seed?: number; asOf?: string } = {},
+): AsyncGenerator<ImportRecord> {
+  const { seed = 0, asOf = DEMO_AS_OF } = options;
+  for await (const record of readRegisterCsv(stream)) {
+    yield record.facts
+      ? { line: record.line, profile: demoProfile(record.facts, seed, asOf) }
+      : { line: record.line, ...(record.error ? { error: record.error } : {}) };
+  }
 }

@@ -1,4 +1,4 @@
-import type { EarlySignal, FilingBehaviour, Jurisdiction } from '../../companies/profile';
+import type { EarlySignal, FilingBehaviour, Jurisdiction } from '../../../../shared/companies/profile';
 import { addDays, addMonths, daysBetween, instantOn, minDate } from '../calendar';
 import { type Random, seededRandom } from '../random';
 import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed, type RegisterFacts } from '../register-facts';

@@ -1,4 +1,4 @@
-import type { CreditCapacity, Overview, RiskOfFailure } from '../../companies/profile';
+import type { CreditCapacity, Overview, RiskOfFailure } from '../../../../shared/companies/profile';
 import type { Random } from '../random';
 import type { RegisterFacts } from '../register-facts';
 

@@ -1,4 +1,4 @@
-import type { Overview } from '../../companies/profile';
+import type { Overview } from '../../../../shared/companies/profile';
 import { daysBetween } from '../calendar';
 import type { Random } from '../random';
 import { LARGE_ENTITY_TYPES, PARTNERSHIP_TYPES, type RegisterFacts } from '../register-facts';

@@ -1,8 +1,8 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../storage/batch-get';
-import type { Jurisdiction } from './profile';
-import { isCorrectable } from './spelling';
-import { variantKey, variantsOf } from './vocabulary';
+import type { Jurisdiction } from '../../../shared/companies/profile';
+import { isCorrectable } from '../../../shared/companies/spelling';
+import { variantKey, variantsOf } from '../../../shared/companies/vocabulary';
+import { batchGet } from '../../../shared/storage/batch-get';
 
 const KEYS_PER_ROUND = 100;
 const BATCH_WRITE_LIMIT = 25;

@@ -1,5 +1,5 @@
-import { type Clock, systemClock } from './clock';
-import { type KeySetVault, type PublicJwks, publicJwks, revokeKey, UnknownSigningKeyError } from './signing-keys';
+import { type Clock, systemClock } from '../../../shared/auth/clock';
+import { type KeySetVault, type PublicJwks, publicJwks, revokeKey, UnknownSigningKeyError } from '../../../shared/auth/signing-keys';
 
 /** What operators see of a signing key: never the private half. */
 export interface SigningKeyInfo {

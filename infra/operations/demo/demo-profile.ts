@@ -1,4 +1,11 @@
-import type { CreditCapacity, EarlySignals, FilingBehaviour, Overview, ProfileContent, RiskOfFailure } from '../companies/profile';
+import type {
+  CreditCapacity,
+  EarlySignals,
+  FilingBehaviour,
+  Overview,
+  ProfileContent,
+  RiskOfFailure,
+} from '../../../shared/companies/profile';
 import { creditCapacityOf } from './blocks/credit-capacity';
 import { conditionSignals, eventSignals } from './blocks/early-signals';
 import { filingBehaviourOf } from './blocks/filing-behaviour';

@@ -1,4 +1,4 @@
-import type { FilingBehaviour, Jurisdiction } from '../../companies/profile';
+import type { FilingBehaviour, Jurisdiction } from '../../../../shared/companies/profile';
 import { addDays, addMonths, minDate } from '../calendar';
 import type { Random } from '../random';
 import { ENDED_STATUSES, type RegisterFacts } from '../register-facts';
