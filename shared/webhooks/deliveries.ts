@@ -37,8 +37,7 @@ export class Deliveries {
   ) {}
 
   async sendTest(clientId: string, subscriptionId: string): Promise<{ deliveryId: string; event: WebhookEnvelope }> {
-    await this.deps.subscriptions.get(clientId, subscriptionId);
-    await this.countManualSend(clientId);
+    await counted(this.deps.subscriptions.get(clientId, subscriptionId), this.countManualSend(clientId));
     const event = testEvent(subscriptionId, this.deps.clock(), randomBytes(9).toString('base64url'));
     const deliveryId = deliveryIdOf(event.idempotencyKey, subscriptionId);
     await this.deps.queue.send([{ deliveryId, clientId, subscriptionId, envelope: event }]);
@@ -51,10 +50,11 @@ export class Deliveries {
   }
 
   async retry(clientId: string, subscriptionId: string, deliveryId: string): Promise<{ deliveryId: string }> {
-    await this.deps.subscriptions.get(clientId, subscriptionId);
-    const delivery = await this.deps.log.read(subscriptionId, deliveryId);
+    const [, delivery] = await counted(
+      Promise.all([this.deps.subscriptions.get(clientId, subscriptionId), this.deps.log.read(subscriptionId, deliveryId)]),
+      this.countManualSend(clientId),
+    );
     if (!delivery || delivery.clientId !== clientId) throw new DeliveryNotFoundError(deliveryId);
-    await this.countManualSend(clientId);
     await this.deps.queue.send([{ deliveryId, clientId, subscriptionId, envelope: delivery.envelope, manual: true }]);
     return { deliveryId };
   }
@@ -64,4 +64,15 @@ export class Deliveries {
     const usage = await this.deps.manualSends.consume(manualSendsRateKey(clientId), MANUAL_SENDS_PER_MINUTE);
     if (!usage.allowed) throw new TooManyManualSendsError(usage);
   }
+}
+
+/**
+ * The look-ups and the count go out together, so the limit costs no round trip of its own; a
+ * subscription or delivery that is not the client's is reported before the limit is.
+ */
+async function counted<T>(lookUp: Promise<T>, count: Promise<void>): Promise<T> {
+  const [found, allowed] = await Promise.allSettled([lookUp, count]);
+  if (found.status === 'rejected') throw found.reason;
+  if (allowed.status === 'rejected') throw allowed.reason;
+  return found.value;
 }
