@@ -3,12 +3,12 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { logger } from '../../shared/observability/logger';
 import { BusinessMetric, count } from '../../shared/observability/metrics';
 import { observed } from '../../shared/observability/middleware';
-import { fanoutQueue, queueUrl } from '../../shared/queues/queues';
+import { type FanoutTask, fanoutQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { tableName, watchesTable } from '../../shared/storage/tables';
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
-import { ChangeDetector, type FanoutTask } from '../../shared/webhooks/change-detector';
+import { ChangeDetector } from '../../shared/webhooks/change-detector';
 import { profileChangeOf } from '../../shared/webhooks/profile-stream-record';
 
 /** Companies stream → change events → one fan-out task per event on the fan-out queue. */

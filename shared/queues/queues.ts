@@ -1,3 +1,4 @@
+import type { WebhookEnvelope } from '../webhooks/events';
 import { MAX_DELIVERY_ATTEMPTS } from '../webhooks/retry-schedule';
 
 /**
@@ -24,6 +25,17 @@ const FOURTEEN_DAYS = 14 * DAY;
  * deliveries and queues the next page, so a company watched by any number of clients is fanned out
  * in bounded steps. Visibility is six times the fan-out function's timeout.
  */
+/** Where messages of one kind are sent: a queue, or a fake of one in tests. */
+export interface TaskQueue<T> {
+  send(messages: readonly T[]): Promise<void>;
+}
+
+/** A fan-out queue message: one event to fan out, from the watcher after `after` (none: from the first). */
+export interface FanoutTask {
+  readonly event: WebhookEnvelope;
+  readonly after?: string;
+}
+
 export const fanoutQueue: QueueDefinition = {
   id: 'fanout',
   envVar: 'FANOUT_QUEUE_URL',

@@ -1,16 +1,7 @@
 import type { CompanyProfile } from '../companies/profile';
+import type { FanoutTask, TaskQueue } from '../queues/queues';
 import type { WatcherLookup } from '../watches/watch-store';
 import { changeEvents, type WebhookEnvelope } from './events';
-
-/** One event to fan out, from the watcher after `after` (none: from the first). */
-export interface FanoutTask {
-  readonly event: WebhookEnvelope;
-  readonly after?: string;
-}
-
-export interface TaskQueue<T> {
-  send(messages: readonly T[]): Promise<void>;
-}
 
 export interface ProfileChange {
   readonly before: CompanyProfile;

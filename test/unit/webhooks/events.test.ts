@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { changedProfile } from '../../../infra/operations/demo/company-changes';
 import type { CompanyProfile, EarlySignal } from '../../../shared/companies/profile';
-import { ChangeDetector, type FanoutTask } from '../../../shared/webhooks/change-detector';
+import type { FanoutTask } from '../../../shared/queues/queues';
+import { ChangeDetector } from '../../../shared/webhooks/change-detector';
 import { changeEvents, DELIVERY_ID, deliveryIdOf } from '../../../shared/webhooks/events';
 import { profileContent } from '../../support/profile-fixture';
 
