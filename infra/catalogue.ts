@@ -18,7 +18,7 @@ import { PROFILE_CHANGE_FILTER, type StreamFilter } from '../shared/webhooks/pro
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
  * least-privilege grants and API routes from this list; the local runtime serves the same routes
  * with the same handler modules and environment variable names, and refuses any call these grants
- * do not allow (shared/iam/local-grants.ts).
+ * do not allow (infra/local/grants.ts).
  */
 export interface TableAccess {
   /**

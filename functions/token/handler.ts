@@ -1,32 +1,26 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { FileKeySetSource } from '../../infra/local/key-file';
-import { loadAuthConfig, loadSigningKeyLocation } from '../../shared/auth/config';
+import { loadAuthConfig, loadSigningKeySecretId } from '../../shared/auth/config';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { PublishedJwksStore } from '../../shared/auth/published-jwks-store';
 import { RateLimiter } from '../../shared/auth/rate-limit';
 import { RecentCredentials } from '../../shared/auth/recent-credentials';
 import { SecretsManagerKeySetSource } from '../../shared/auth/secrets-manager-key-sets';
-import type { KeySetSource } from '../../shared/auth/signing-keys';
 import { createTokenEndpoint } from '../../shared/auth/token-endpoint';
 import { TokenIssuer } from '../../shared/auth/tokens';
+import { awsClient } from '../../shared/aws/clients';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
-import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../../shared/observability/aws-clients';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 
 /**
  * POST /v1/oauth/token and GET /v1/.well-known/jwks.json: clients and counters in the clients table,
- * private keys from Secrets Manager (deployed) or the local key file (local runtime).
+ * private keys from Secrets Manager (locally, the runtime's stand-in for it).
  */
 const config = loadAuthConfig();
 const doc = sharedDocumentClient();
-const location = loadSigningKeyLocation();
-const keys: KeySetSource =
-  location.kind === 'file'
-    ? new FileKeySetSource(location.path)
-    : new SecretsManagerKeySetSource(
-        deployedClient(new SecretsManagerClient({ requestHandler: DEPLOYED_REQUEST_HANDLER })),
-        location.secretId,
-      );
+const keys = new SecretsManagerKeySetSource(
+  awsClient((clientConfig) => new SecretsManagerClient(clientConfig), 'secretsmanager'),
+  loadSigningKeySecretId(),
+);
 
 export const handler = lambdaHttpHandler(
   createTokenEndpoint({

@@ -1,7 +1,9 @@
-import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants } from '../../shared/iam/local-grants';
+import { ENDPOINT_VARIABLES } from '../../shared/aws/clients';
 import { SERVICE_NAME } from '../../shared/observability/service';
 import { type FunctionSpec, queueActionsOf } from '../catalogue';
 import { LOCAL_ACCOUNT_ID, localFunctionName } from './functions';
+import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants } from './grants';
+import { LOCAL_SIGNING_KEY_SECRET_ID } from './secrets-manager';
 
 /**
  * Settings an operator may give the functions. Deployed, they are the functions' environment; locally
@@ -38,10 +40,10 @@ export interface LocalResources {
   readonly tables: Readonly<Record<string, string>>;
   /** Queue URLs by queue id. */
   readonly queues: Readonly<Record<string, string>>;
-  /** The local stand-in for the Secrets Manager secret that holds the signing keys. */
-  readonly signingKeyFile: string;
+  /** The local stand-in for Secrets Manager, which serves the signing-key secret from the key file. */
+  readonly secretsManagerEndpoint: string;
   readonly settings: FunctionSettings;
-  /** A folder where every function logs each distinct AWS call it makes (shared/iam/local-grants). */
+  /** A folder where every function logs each distinct AWS call it makes (infra/local/grants.ts). */
   readonly callLog?: string;
 }
 
@@ -49,7 +51,7 @@ export interface LocalResources {
  * The environment of one function, as its catalogue entry grants it: the variables of the tables and
  * queues it may use, the grants themselves for its SDK clients to enforce, the signing key location
  * if it signs, the settings, and nothing of the runtime's own process. The stack passes the same
- * table and queue variables, and SIGNING_KEY_SECRET_ID in place of SIGNING_KEY_FILE; it never passes
+ * table and queue variables and SIGNING_KEY_SECRET_ID; it never passes the emulators' endpoints,
  * BUREAU_LOOPBACK_RECEIVERS, BUREAU_PLAIN_HTTP_COOKIES or the grants, which IAM holds there.
  */
 export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalResources): Record<string, string> {
@@ -67,7 +69,10 @@ export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalRes
   }
   env[LOCAL_GRANTS_VARIABLE] = JSON.stringify(localGrants(spec, resources));
   if (resources.callLog) env[CALL_LOG_VARIABLE] = resources.callLog;
-  if (spec.signingKey === 'sign') env.SIGNING_KEY_FILE = resources.signingKeyFile;
+  if (spec.signingKey === 'sign') {
+    env.SIGNING_KEY_SECRET_ID = LOCAL_SIGNING_KEY_SECRET_ID;
+    env[ENDPOINT_VARIABLES.secretsmanager] = resources.secretsManagerEndpoint;
+  }
   if (spec.loopbackReceivers) env.BUREAU_LOOPBACK_RECEIVERS = 'allow';
   if (spec.plainHttpCookies) env.BUREAU_PLAIN_HTTP_COOKIES = 'allow';
   return env;

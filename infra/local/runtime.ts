@@ -1,6 +1,5 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { CALL_LOG_VARIABLE } from '../../shared/iam/local-grants';
 import { allQueues } from '../../shared/queues/queues';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { allTables, companiesTable, workspaceTable } from '../../shared/storage/tables';
@@ -14,10 +13,12 @@ import { startLocalEventSources } from './event-sources';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionEnvironment, settingsFrom } from './function-environment';
 import { type LocalFunction, localFunctionFromSpec } from './functions';
+import { CALL_LOG_VARIABLE } from './grants';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
 import { ensureQueue, localQueueSpec } from './queues';
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
+import { startLocalSecretsManager } from './secrets-manager';
 import { type SeedOutcome, seedDemoCompanies } from './seed';
 import { workspaceSite } from './static-site';
 import { ensureWorkspaceBuilt } from './workspace-build';
@@ -211,6 +212,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const doc = createDocumentClient(client);
     const { demoClient } = await runStartupHooks({ paths, doc, tables, env: environment, log });
 
+    const secretsManager = await startLocalSecretsManager({ signingKeyFile: paths.signingKeys });
+    cleanups.push(() => secretsManager.stop());
     const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, SQS_ENDPOINT: sqs.endpoint };
     const functionEnvironments: Record<string, Record<string, string>> = {};
     const queueUrls = Object.fromEntries(Object.entries(queues).map(([id, queue]) => [id, queue.queueUrl]));
@@ -220,7 +223,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         base: resourceBase,
         tables,
         queues: queueUrls,
-        signingKeyFile: paths.signingKeys,
+        secretsManagerEndpoint: secretsManager.endpoint,
         settings,
         ...(environment[CALL_LOG_VARIABLE] ? { callLog: environment[CALL_LOG_VARIABLE] } : {}),
       });

@@ -21,10 +21,6 @@ export interface AuthConfig {
   readonly clientCacheSeconds: number;
 }
 
-export type SigningKeyLocation =
-  | { readonly kind: 'secretsManager'; readonly secretId: string }
-  | { readonly kind: 'file'; readonly path: string };
-
 export const DEFAULT_ISSUER = 'https://bureau.example';
 export const DEFAULT_AUDIENCE = 'bureau-api';
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
@@ -73,12 +69,9 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
   };
 }
 
-/** Where the token function finds its private keys: exactly one of the two variables must be set. */
-export function loadSigningKeyLocation(env: NodeJS.ProcessEnv = process.env): SigningKeyLocation {
+/** The Secrets Manager secret that holds the private signing keys, for the token function. */
+export function loadSigningKeySecretId(env: NodeJS.ProcessEnv = process.env): string {
   const secretId = env.SIGNING_KEY_SECRET_ID?.trim();
-  const path = env.SIGNING_KEY_FILE?.trim();
-  if (secretId && path) throw new Error('Set only one of SIGNING_KEY_SECRET_ID and SIGNING_KEY_FILE');
-  if (secretId) return { kind: 'secretsManager', secretId };
-  if (path) return { kind: 'file', path };
-  throw new Error('Set SIGNING_KEY_SECRET_ID (on AWS) or SIGNING_KEY_FILE (locally)');
+  if (!secretId) throw new Error('SIGNING_KEY_SECRET_ID is not set');
+  return secretId;
 }

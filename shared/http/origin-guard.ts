@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsClient } from '../aws/clients';
 import { ExpiringPromises } from '../cache/expiring-promises';
-import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
 import { logger } from '../observability/logger';
 import { HttpError } from './errors';
 
@@ -83,5 +83,8 @@ export class OriginGuard {
 export function originGuardFrom(env: NodeJS.ProcessEnv = process.env): OriginGuard | undefined {
   const secretId = env.ORIGIN_SECRET_ARN;
   if (!secretId) return undefined;
-  return new OriginGuard(deployedClient(new SecretsManagerClient({ requestHandler: DEPLOYED_REQUEST_HANDLER })), secretId);
+  return new OriginGuard(
+    awsClient((config) => new SecretsManagerClient(config), 'secretsmanager', env),
+    secretId,
+  );
 }

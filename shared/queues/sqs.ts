@@ -1,34 +1,10 @@
-import {
-  ChangeMessageVisibilityCommand,
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  SQSClient,
-  type SQSClientConfig,
-  SQSServiceException,
-} from '@aws-sdk/client-sqs';
-import { LOCAL_GRANT_CHECK_STEP, localGrantMiddleware, sqsCallsOf } from '../iam/local-grants';
-import { DEPLOYED_REQUEST_HANDLER, deployedClient } from '../observability/aws-clients';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
+import { awsClient } from '../aws/clients';
 
-/**
- * SQS_ENDPOINT points the SDK at the local emulator, whose queue URL host names do not resolve.
- * Under the local runtime a function's client also refuses what its catalogue grants do not allow.
- */
+/** SQS_ENDPOINT points the SDK at the local emulator, whose queue URL host names do not resolve. */
 export function createSqsClient(env: NodeJS.ProcessEnv = process.env): SQSClient {
-  if (!env.SQS_ENDPOINT) return deployedClient(new SQSClient({ requestHandler: DEPLOYED_REQUEST_HANDLER }));
-  const config: SQSClientConfig = {
-    endpoint: env.SQS_ENDPOINT,
-    region: env.AWS_REGION ?? 'eu-west-2',
-    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
-  };
-  const client = new SQSClient(config);
-  const grants = localGrantMiddleware(env, sqsCallsOf, accessDenied);
-  if (grants) client.middlewareStack.add(grants, LOCAL_GRANT_CHECK_STEP);
-  return client;
+  return awsClient((config) => new SQSClient(config), 'sqs', env);
 }
-
-/** SQS reports a call IAM denies with the query-compatible code AccessDenied, which is the name the SDK gives the error. */
-const accessDenied = (message: string) =>
-  new SQSServiceException({ name: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 }, message });
 
 /** SendMessageBatch takes at most ten entries. */
 const SEND_BATCH = 10;

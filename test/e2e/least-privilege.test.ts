@@ -5,11 +5,11 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { functions, queueActionsOf } from '../../infra/catalogue';
 import { localFunctionFromSpec } from '../../infra/local/functions';
+import { CALL_LOG_VARIABLE, type LoggedCall } from '../../infra/local/grants';
 import { repositoryRoot } from '../../infra/local/paths';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { QUEUE_MAPPING_ACTIONS } from '../../shared/iam/actions';
-import { CALL_LOG_VARIABLE, type LoggedCall } from '../../shared/iam/local-grants';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { FANOUT_PAGE_SIZE } from '../../shared/webhooks/fan-out';
 import { FakeSecretsManager } from '../support/fake-secrets-manager';
@@ -216,7 +216,7 @@ describe('every function, driven through its paths', () => {
     const spec = functions.find((candidate) => candidate.id === 'keyRotation');
     const rotation = localFunctionFromSpec(spec as (typeof functions)[number], {
       root: repositoryRoot,
-      environment: { ...bureau().runtime.functionEnvironments.keyRotation, AWS_ENDPOINT_URL_SECRETS_MANAGER: served.url },
+      environment: { ...bureau().runtime.functionEnvironments.keyRotation, SECRETS_MANAGER_ENDPOINT: served.url },
     });
     try {
       secrets.startRotation('rotation-1');

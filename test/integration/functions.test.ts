@@ -8,6 +8,7 @@ import { localFunctionEnvironment } from '../../infra/local/function-environment
 import { LocalFunction, localFunctionFromSpec } from '../../infra/local/functions';
 import { ensureLocalSigningKeys } from '../../infra/local/key-file';
 import { repositoryRoot } from '../../infra/local/paths';
+import { type LocalSecretsManager, startLocalSecretsManager } from '../../infra/local/secrets-manager';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { apiGatewayEvent } from '../support/api-gateway-events';
 import { createTestTables, type TestTables } from '../support/dynamo';
@@ -15,6 +16,7 @@ import { createTestTables, type TestTables } from '../support/dynamo';
 let tables: TestTables;
 let keyDir: string;
 let keyFile: string;
+let secretsManager: LocalSecretsManager;
 const started: LocalFunction[] = [];
 
 beforeAll(async () => {
@@ -22,10 +24,12 @@ beforeAll(async () => {
   keyDir = mkdtempSync(join(tmpdir(), 'bureau-token-handler-'));
   keyFile = join(keyDir, 'signing-keys.json');
   await ensureLocalSigningKeys({ file: keyFile, doc: tables.doc, tableName: tables.names.clients as string });
+  secretsManager = await startLocalSecretsManager({ signingKeyFile: keyFile });
 });
 
 afterAll(async () => {
   await Promise.all(started.map((fn) => fn.stop()));
+  await secretsManager?.stop();
   rmSync(keyDir, { recursive: true, force: true });
 });
 
@@ -36,7 +40,7 @@ function deployed(id: string, settings: Record<string, string> = {}): LocalFunct
     base: { AWS_REGION: 'eu-west-2', DYNAMODB_ENDPOINT: tables.env.DYNAMODB_ENDPOINT as string },
     tables: tables.names,
     queues: {},
-    signingKeyFile: keyFile,
+    secretsManagerEndpoint: secretsManager.endpoint,
     settings,
   });
   const fn = localFunctionFromSpec(spec, { root: repositoryRoot, environment });

@@ -26,7 +26,7 @@ async function bodyOf(request: IncomingMessage): Promise<Record<string, unknown>
 /**
  * The fake served over Secrets Manager's own wire protocol (JSON 1.1, the operation in X-Amz-Target)
  * on loopback, for code that builds its own SDK client, such as a function in a worker thread:
- * AWS_ENDPOINT_URL_SECRETS_MANAGER points that client here.
+ * SECRETS_MANAGER_ENDPOINT points that client here.
  */
 export async function serveSecretsManager(fake: FakeSecretsManager): Promise<{ url: string; stop(): Promise<void> }> {
   const server = createServer(async (request, response) => {

@@ -1,5 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
+import { onAwsClientCreated } from '../../../shared/aws/client-hooks';
+import { localGrantHook } from '../grants';
 import { createLambdaContext, type LocalFunctionIdentity } from '../lambda-context';
 
 /**
@@ -30,6 +32,11 @@ export type InvocationReply =
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
 const { entryUrl, identity } = workerData as InstanceData;
+
+// IAM's stand-in, on every AWS client the handler builds: installed from here, so no deployed bundle carries it.
+const grants = localGrantHook(process.env);
+if (grants) onAwsClientCreated(grants);
+
 let loading: Promise<Handler> | undefined;
 
 function load(): Promise<Handler> {

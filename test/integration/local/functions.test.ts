@@ -27,7 +27,6 @@ describe('a local function', () => {
 
     expect(fromWatches?.env).toEqual({ WATCHES_TABLE: 'bureau-watches', AWS_REGION: 'eu-west-2' });
     expect(fromSearch?.env).toEqual({ COMPANIES_TABLE: 'bureau-companies', AWS_REGION: 'eu-west-2' });
-    expect(process.env.PATH).toBeDefined();
   });
 
   it('keeps module state per instance, never shared with another function', async () => {

@@ -14,7 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../../infra/catalogue';
 import { localGrants } from '../../../infra/local/function-environment';
-import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants, type LoggedCall } from '../../../shared/iam/local-grants';
+import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants, type LoggedCall, withLocalGrants } from '../../../infra/local/grants';
 import { createSqsClient } from '../../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { createTestTables, type TestTables } from '../../support/dynamo';
@@ -37,7 +37,7 @@ const spec = (id: string) => functions.find((candidate) => candidate.id === id) 
 /** A document client as the function's own would be built under the local runtime. */
 function clientOf(grants: LocalGrants, options: { log?: boolean } = {}) {
   const env = { ...tables.env, [LOCAL_GRANTS_VARIABLE]: JSON.stringify(grants), ...(options.log ? { [CALL_LOG_VARIABLE]: callLog } : {}) };
-  return createDocumentClient(createDynamoClient(env));
+  return createDocumentClient(withLocalGrants(createDynamoClient(env), 'dynamodb', env));
 }
 const grantsOf = (id: string) => localGrants(spec(id), { tables: tables.names, queues: { fanout: QUEUE_URL, deliveries: QUEUE_URL } });
 
@@ -212,11 +212,12 @@ describe("a function's DynamoDB client under the local runtime", () => {
 
 describe("a function's SQS client under the local runtime", () => {
   it('refuses a call it is not granted as SQS does, before anything is sent', async () => {
-    const sender = createSqsClient({
+    const env = {
       SQS_ENDPOINT: 'http://127.0.0.1:9',
       AWS_REGION: 'eu-west-2',
       [LOCAL_GRANTS_VARIABLE]: JSON.stringify(grantsOf('sender')),
-    });
+    };
+    const sender = withLocalGrants(createSqsClient(env), 'sqs', env);
 
     const refused = sender.send(new SendMessageBatchCommand({ QueueUrl: QUEUE_URL, Entries: [{ Id: '0', MessageBody: '{}' }] }));
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../../infra/local/runtime';
+import { LOCAL_SIGNING_KEY_SECRET_ID } from '../../../infra/local/secrets-manager';
 import { engineRunningOn } from '../../support/engine';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime';
 
@@ -66,8 +67,9 @@ describe('local runtime', () => {
         .filter((name) => name.endsWith('_TABLE'))
         .sort(),
     ).toEqual(['CLIENTS_TABLE', 'WATCHES_TABLE']);
-    expect(token?.SIGNING_KEY_FILE).toBe(join(dataDir, 'signing-keys.json'));
-    for (const other of [search, profile, watches]) expect(other).not.toHaveProperty('SIGNING_KEY_FILE');
+    expect(token?.SIGNING_KEY_SECRET_ID).toBe(LOCAL_SIGNING_KEY_SECRET_ID);
+    expect(token?.SECRETS_MANAGER_ENDPOINT).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    for (const other of [search, profile, watches]) expect(other).not.toHaveProperty('SIGNING_KEY_SECRET_ID');
     for (const env of Object.values(runtime.functionEnvironments)) {
       expect(env).not.toHaveProperty('PATH');
       expect(env).not.toHaveProperty('BUREAU_DEMO_CLIENT_SECRET');

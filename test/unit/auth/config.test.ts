@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadAuthConfig, loadSigningKeyLocation } from '../../../shared/auth/config';
+import { loadAuthConfig, loadSigningKeySecretId } from '../../../shared/auth/config';
 
 const base = { CLIENTS_TABLE: 'clients-test' };
 
@@ -51,10 +51,8 @@ describe('auth configuration', () => {
     expect(() => loadAuthConfig({})).toThrow('CLIENTS_TABLE');
   });
 
-  it('takes the signing keys from exactly one of Secrets Manager or a file', () => {
-    expect(loadSigningKeyLocation({ SIGNING_KEY_SECRET_ID: 'arn:secret' })).toEqual({ kind: 'secretsManager', secretId: 'arn:secret' });
-    expect(loadSigningKeyLocation({ SIGNING_KEY_FILE: '/tmp/keys.json' })).toEqual({ kind: 'file', path: '/tmp/keys.json' });
-    expect(() => loadSigningKeyLocation({ SIGNING_KEY_SECRET_ID: 'a', SIGNING_KEY_FILE: 'b' })).toThrow('only one');
-    expect(() => loadSigningKeyLocation({})).toThrow('SIGNING_KEY_SECRET_ID');
+  it('takes the signing keys from the Secrets Manager secret it names, and refuses to start without one', () => {
+    expect(loadSigningKeySecretId({ SIGNING_KEY_SECRET_ID: ' arn:secret ' })).toBe('arn:secret');
+    expect(() => loadSigningKeySecretId({})).toThrow('SIGNING_KEY_SECRET_ID');
   });
 });

@@ -1,13 +1,17 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { isKeyedWrite, type QueueAction, type TableAction } from './actions';
+import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { SQSServiceException } from '@aws-sdk/client-sqs';
+import type { AwsClientHook, AwsService, HookableClient } from '../../shared/aws/client-hooks';
+import { isKeyedWrite, type QueueAction, type TableAction } from '../../shared/iam/actions';
 
 /**
  * The local runtime's stand-in for IAM. DynamoDB Local and fauxqs check no permissions, so without
  * this a function would pass every local test whatever its role allows. The runtime hands each
- * function its catalogue grants in LOCAL_GRANTS_VARIABLE; its SDK clients then refuse, as AWS would,
- * any call those grants do not allow. Never set on AWS, where IAM itself decides.
+ * function its catalogue grants in LOCAL_GRANTS_VARIABLE and, before it loads the handler, installs
+ * a hook on the function's AWS clients (shared/aws/clients.ts) that refuses, as AWS would, any call
+ * those grants do not allow. None of this is in a deployed bundle, where IAM itself decides.
  */
 export const LOCAL_GRANTS_VARIABLE = 'BUREAU_LOCAL_GRANTS';
 
@@ -84,24 +88,47 @@ function localGrantCheck(env: NodeJS.ProcessEnv): LocalGrantCheck | undefined {
  * Where an SDK client checks each command against the grants: once it is marshalled (a document
  * client's commands too) and before the retry step, so a refusal is final as AWS's is.
  */
-export const LOCAL_GRANT_CHECK_STEP = { step: 'build', priority: 'high', name: 'localGrantCheck' } as const;
+const LOCAL_GRANT_CHECK_STEP = { step: 'build', priority: 'high', name: 'localGrantCheck' } as const;
+
+/** Each service's calls as IAM authorises them, and its refusal as the SDK reports it: a client error, never retried. */
+const SERVICES: Partial<Record<AwsService, { callsOf: (commandName: string, input: Input) => AuthorisedCall[]; deny: Denial }>> = {
+  dynamodb: {
+    callsOf: (commandName, input) => dynamoCallsOf(commandName, input),
+    deny: (message) =>
+      new DynamoDBServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message }),
+  },
+  sqs: {
+    callsOf: (commandName, input) => sqsCallsOf(commandName, input),
+    // SQS reports a denied call with the query-compatible code AccessDenied, which is the name the SDK gives the error.
+    deny: (message) => new SQSServiceException({ name: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 }, message }),
+  },
+};
 
 /**
- * The SDK middleware that refuses, with the service's own error, every command the environment's
- * grants do not allow; undefined where there are none to enforce.
+ * The hook that makes every client of a function refuse, with the service's own error, each command
+ * the environment's grants do not allow; undefined where there are none to enforce.
  */
-export function localGrantMiddleware(
-  env: NodeJS.ProcessEnv,
-  callsOf: (commandName: string, input: Input) => AuthorisedCall[],
-  deny: Denial,
-) {
+export function localGrantHook(env: NodeJS.ProcessEnv): AwsClientHook | undefined {
   const check = localGrantCheck(env);
   if (!check) return undefined;
-  return <Args extends { input: object }, Result>(next: (args: Args) => Promise<Result>, context: { commandName?: string }) =>
-    async (args: Args): Promise<Result> => {
-      check.authorize(callsOf(context.commandName ?? '', args.input as Input), deny);
-      return next(args);
-    };
+  return (client, service) => {
+    const rules = SERVICES[service];
+    if (!rules) return;
+    client.middlewareStack.add(
+      <Args extends { input: object }, Result>(next: (args: Args) => Promise<Result>, context: { commandName?: string }) =>
+        async (args: Args): Promise<Result> => {
+          check.authorize(rules.callsOf(context.commandName ?? '', args.input as Input), rules.deny);
+          return next(args);
+        },
+      LOCAL_GRANT_CHECK_STEP,
+    );
+  };
+}
+
+/** One client checked against the environment's grants, as a function's own would be: for tests and tools. */
+export function withLocalGrants<Client extends HookableClient>(client: Client, service: AwsService, env: NodeJS.ProcessEnv): Client {
+  localGrantHook(env)?.(client, service);
+  return client;
 }
 
 class LocalGrantCheck {
@@ -206,7 +233,7 @@ const TRANSACT_WRITE_ENTRIES: Readonly<Record<string, TableAction>> = {
 };
 
 /** The calls IAM authorises for one DynamoDB command. */
-export function dynamoCallsOf(commandName: string, input: Input): AuthorisedCall[] {
+function dynamoCallsOf(commandName: string, input: Input): AuthorisedCall[] {
   const operation = commandName.replace(/Command$/, '');
   const call = (action: string, table: unknown, key?: unknown, index?: unknown): AuthorisedCall => ({
     service: 'dynamodb',
@@ -258,7 +285,7 @@ const SQS_ACTIONS: Readonly<Record<string, string>> = {
 };
 
 /** The call IAM authorises for one SQS command. */
-export function sqsCallsOf(commandName: string, input: Input): AuthorisedCall[] {
+function sqsCallsOf(commandName: string, input: Input): AuthorisedCall[] {
   const operation = commandName.replace(/Command$/, '');
   const queueUrl = typeof input.QueueUrl === 'string' ? input.QueueUrl : undefined;
   return [{ service: 'sqs', action: SQS_ACTIONS[operation] ?? operation, ...(queueUrl ? { queueUrl } : {}) }];
