@@ -262,8 +262,12 @@ function grantedToCode(id: string): string[] {
 }
 
 describe('what each function sent', () => {
-  it('was never refused', () => {
-    expect(logged().filter((call) => !call.allowed)).toEqual([]);
+  it('was never refused, and every function with a grant was seen calling', () => {
+    const calls = logged();
+    const callers = new Set(calls.map((call) => call.function));
+
+    expect(calls.filter((call) => !call.allowed)).toEqual([]);
+    expect(functions.filter((spec) => grantedToCode(spec.id).length > 0 && !callers.has(spec.id)).map((spec) => spec.id)).toEqual([]);
   });
 
   it.each(functions.map((spec) => spec.id))('%s: exactly the calls its catalogue entry grants, each one used', (id) => {

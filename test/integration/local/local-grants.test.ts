@@ -207,6 +207,9 @@ describe("a function's DynamoDB client under the local runtime", () => {
     const unrestricted = createDocumentClient(createDynamoClient(tables.env));
 
     await unrestricted.send(new PutCommand({ TableName: tables.names.watches, Item: { pk: 'GB#00000002', sk: 'cli_any' } }));
+
+    const written = await tables.doc.send(new GetCommand({ TableName: tables.names.watches, Key: { pk: 'GB#00000002', sk: 'cli_any' } }));
+    expect(written.Item).toEqual({ pk: 'GB#00000002', sk: 'cli_any' });
   });
 });
 
