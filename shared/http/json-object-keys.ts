@@ -1,23 +1,35 @@
+import { visit } from 'jsonc-parser';
+
 /**
- * The member names of a JSON object's top level, in order and with repeats, read from text that
- * JSON.parse has already accepted. JSON.parse keeps the last of repeated names silently; a request
- * that names a field twice is ambiguous and must be refused, not guessed.
+ * The member names of a JSON object's top level, in order and with repeats, read by a JSON tokenizer
+ * from text that JSON.parse has already accepted. JSON.parse keeps the last of repeated names
+ * silently; a request that names a field twice is ambiguous and must be refused, not guessed. A
+ * tokenizer sees a name wherever its colon is, however much white space stands between them.
  */
 export function topLevelKeys(validJson: string): string[] {
   const keys: string[] = [];
   let depth = 0;
-  for (let index = 0; index < validJson.length; index++) {
-    const char = validJson[index];
-    if (char === '{' || char === '[') depth++;
-    else if (char === '}' || char === ']') depth--;
-    else if (char === '"') {
-      const start = index;
-      for (index++; validJson[index] !== '"'; index++) if (validJson[index] === '\\') index++;
-      if (depth === 1 && /^\s*:/.test(validJson.slice(index + 1, index + 64))) {
-        keys.push(JSON.parse(validJson.slice(start, index + 1)) as string);
-      }
-    }
-  }
+  visit(
+    validJson,
+    {
+      onObjectBegin: () => {
+        depth++;
+      },
+      onObjectEnd: () => {
+        depth--;
+      },
+      onArrayBegin: () => {
+        depth++;
+      },
+      onArrayEnd: () => {
+        depth--;
+      },
+      onObjectProperty: (property) => {
+        if (depth === 1) keys.push(property);
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
   return keys;
 }
 

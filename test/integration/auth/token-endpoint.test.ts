@@ -172,6 +172,17 @@ describe('POST /v1/oauth/token', () => {
     }
   });
 
+  it('refuses a parameter sent twice, however far its colon stands from its name', async () => {
+    const body = `{"grant_type":"client_credentials","client_id":"a","client_secret":"b","client_id"${' '.repeat(70)}:"c"}`;
+
+    const twice = await endpoint(tokenRequest({ body }));
+
+    expect(twice).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request', error_description: 'Each parameter may be sent once; client_id is repeated.' },
+    });
+  });
+
   it('answers an unknown id, a wrong secret and a disabled client with the same 401', async () => {
     const { client, secret } = await newClient();
     const disabled = await newClient();

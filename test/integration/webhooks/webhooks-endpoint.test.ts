@@ -193,6 +193,13 @@ describe('webhook subscriptions', () => {
     ['an empty name', { name: ' ', url: 'https://hooks.example.com/in' }, 400, 'invalid_name', { field: 'name' }],
     ['an unknown field', { name: 'x', url: 'https://hooks.example.com/in', secret: 'mine' }, 400, 'invalid_body', { field: 'secret' }],
     ['a field given twice', '{"name":"x","url":"https://hooks.example.com/in","name":"y"}', 400, 'invalid_body', { field: 'name' }],
+    [
+      'a field given twice, its colon 70 spaces away',
+      `{"url":"https://hooks.example.com/in","name":"x","url"${' '.repeat(70)}:"https://hooks.example.com/other"}`,
+      400,
+      'invalid_body',
+      { field: 'url' },
+    ],
     ['malformed JSON', '{"name":', 400, 'invalid_body', {}],
     ['a JSON array', '[]', 400, 'invalid_body', {}],
   ])('refuse a registration with %s', async (_case, body, status, error, details) => {
