@@ -8,6 +8,7 @@ import { Deliveries } from '../shared/webhooks/deliveries';
 import type { DeliveryMessage } from '../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../shared/webhooks/dynamo-subscription-store';
+import { deliveryPortsFrom } from '../shared/webhooks/endpoint-url';
 import { loopbackReceiversAllowed } from '../shared/webhooks/loopback';
 import { Subscriptions } from '../shared/webhooks/subscriptions';
 import { systemResolver } from '../shared/webhooks/system-resolver';
@@ -23,6 +24,7 @@ export function webhookUseCases(doc: DynamoDBDocumentClient): { subscriptions: S
     resolve: systemResolver,
     clock,
     allowLoopback: loopbackReceiversAllowed(),
+    ports: deliveryPortsFrom(),
   });
   const deliveries = new Deliveries({
     subscriptions,

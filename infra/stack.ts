@@ -5,6 +5,7 @@ import { Certificate, type ICertificate } from 'aws-cdk-lib/aws-certificatemanag
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { DEFAULT_DELIVERY_PORTS, DELIVERY_PORTS_VARIABLE } from '../shared/webhooks/endpoint-url';
 import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec } from './catalogue';
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
@@ -110,6 +111,7 @@ export class BureauStack extends Stack {
         environment: {
           TOKEN_ISSUER: settings.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
           TOKEN_AUDIENCE: settings.tokenAudience ?? DEFAULT_TOKEN_AUDIENCE,
+          [DELIVERY_PORTS_VARIABLE]: (settings.egress?.ports ?? DEFAULT_DELIVERY_PORTS).join(','),
         },
       });
       for (const grant of spec.tables) {

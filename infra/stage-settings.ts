@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_DELIVERY_PORTS } from '../shared/webhooks/endpoint-url';
 
 /**
  * What differs between deployments of the service, kept in the repository (infra/stages.json) so a
@@ -48,6 +49,8 @@ export interface EgressSettings {
   readonly fixedAddresses: boolean;
   /** NAT gateways (one per availability zone, each with its address) when fixedAddresses is on. */
   readonly addresses: number;
+  /** Destination ports a webhook URL may name: 443 and 8443 unless the operator allows more. */
+  readonly ports: readonly number[];
 }
 
 export class StageSettingsError extends Error {
@@ -166,7 +169,11 @@ function egressSettings(value: unknown, where: Where, whole: Whole): EgressSetti
   if (typeof value !== 'object' || value === null) throw new StageSettingsError(`${where('egress')} must be an object`);
   const egress = value as Record<string, unknown>;
   if (typeof egress.fixedAddresses !== 'boolean') throw new StageSettingsError(`${where('egress.fixedAddresses')} must be true or false`);
-  return { fixedAddresses: egress.fixedAddresses, addresses: whole('egress.addresses', egress.addresses, 1, 3) };
+  const ports = egress.ports ?? [...DEFAULT_DELIVERY_PORTS];
+  if (!Array.isArray(ports) || ports.length === 0 || !ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65_535)) {
+    throw new StageSettingsError(`${where('egress.ports')} must be a list of port numbers, such as [443, 8443]`);
+  }
+  return { fixedAddresses: egress.fixedAddresses, addresses: whole('egress.addresses', egress.addresses, 1, 3), ports };
 }
 
 function roleArns(field: string, value: unknown, where: Where): string[] {

@@ -11,6 +11,7 @@ import { DeliveryClient } from '../../shared/webhooks/delivery-client';
 import type { DeliveryMessage } from '../../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../shared/webhooks/dynamo-subscription-store';
+import { deliveryPortsFrom } from '../../shared/webhooks/endpoint-url';
 import { loopbackReceiversAllowed } from '../../shared/webhooks/loopback';
 import { retryDelaysFrom } from '../../shared/webhooks/retry-schedule';
 import { DEFAULT_DISABLE_AFTER_FAILING_DAYS, type SendOutcome, WebhookSender } from '../../shared/webhooks/sender';
@@ -22,7 +23,7 @@ const deliveriesUrl = queueUrl(deliveriesQueue);
 const sender = new WebhookSender({
   subscriptions: new DynamoSubscriptionStore(doc, tableName(webhooksTable)),
   log: new DynamoDeliveryLog(doc, tableName(deliveriesTable)),
-  client: new DeliveryClient({ allowLoopback: loopbackReceiversAllowed() }),
+  client: new DeliveryClient({ allowLoopback: loopbackReceiversAllowed(), ports: deliveryPortsFrom() }),
   retry: { delaysSeconds: retryDelaysFrom(process.env) },
   clock: () => new Date(),
   disableAfterFailingDays: Number(process.env.DISABLE_FAILING_WEBHOOKS_AFTER_DAYS ?? DEFAULT_DISABLE_AFTER_FAILING_DAYS),

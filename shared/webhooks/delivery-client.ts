@@ -1,7 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, errors, request } from 'undici';
-import { isPublicAddress, literalAddress } from './endpoint-url';
+import { logger } from '../observability/logger';
+import { DEFAULT_DELIVERY_PORTS, isPublicAddress, literalAddress, portOf } from './endpoint-url';
 import { isLoopbackHost } from './loopback';
 
 /** Why an attempt got no HTTP answer, as the delivery log names it. */
@@ -24,8 +25,10 @@ export interface DeliveryClientOptions {
   readonly timeoutMs?: number;
   /** Only this much of a response is read; a receiver's reply is not ours to store. */
   readonly maxResponseBytes?: number;
-  /** Local runtime only: also reach loopback receivers, over plain http too. */
+  /** Local runtime only: also reach loopback receivers, over plain http too, on any port. */
   readonly allowLoopback?: boolean;
+  /** Destination ports deliveries may go to; default DEFAULT_DELIVERY_PORTS. */
+  readonly ports?: readonly number[];
   /** Tests: trust this CA in addition to the system's. */
   readonly ca?: string;
   /** Resolver; default the system's. */
@@ -61,6 +64,18 @@ function vettedLookup(resolve: typeof dnsLookup, allowLoopback: boolean): Lookup
   };
 }
 
+/** What the delivery log says of each kind: fixed sentences, never the transport's own text. */
+const TRANSPORT_ERROR_SENTENCES: Readonly<Record<TransportErrorKind, string>> = {
+  timeout: 'The endpoint did not answer in time.',
+  connection_refused: 'The endpoint refused the connection.',
+  connection_reset: 'The connection closed before the endpoint answered.',
+  dns_failure: "The endpoint's host name did not resolve.",
+  address_not_public: "The endpoint's host name resolves to an address that is not public.",
+  tls_error: 'The TLS handshake with the endpoint failed.',
+  url_not_allowed: 'The URL may not receive deliveries.',
+  connection_error: 'The connection to the endpoint failed.',
+};
+
 function errorKind(error: unknown): TransportErrorKind {
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
   if (
@@ -89,11 +104,13 @@ export class DeliveryClient {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly allowLoopback: boolean;
+  private readonly ports: readonly number[];
 
   constructor(options: DeliveryClientOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
     this.allowLoopback = options.allowLoopback ?? false;
+    this.ports = options.ports ?? DEFAULT_DELIVERY_PORTS;
     this.agent = new Agent({
       connect: {
         lookup: vettedLookup(options.lookup ?? dnsLookup, this.allowLoopback),
@@ -113,6 +130,7 @@ export class DeliveryClient {
     const loopback = this.allowLoopback && isLoopbackHost(target.hostname);
     if (target.protocol !== 'https:' && !(loopback && target.protocol === 'http:')) return 'only https:// URLs receive deliveries';
     if (target.username || target.password) return 'the URL carries credentials';
+    if (!loopback && !this.ports.includes(portOf(target))) return `deliveries go to port ${this.ports.join(' or ')} only`;
     const literal = literalAddress(target.hostname);
     if (!loopback && literal !== undefined && !isPublicAddress(literal)) return `${literal} is not a public internet address`;
     return undefined;
@@ -147,8 +165,11 @@ export class DeliveryClient {
       };
     } catch (error) {
       const kind = errorKind(error);
-      const message = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-      return { kind: 'error', error: kind, message: message.slice(0, 300), durationMs: elapsed() };
+      // The transport's own words (a TLS library's, a socket's) stay in our log: echoed to the client's
+      // delivery log they would tell it what listens where, as seen from Bureau's addresses.
+      const detail = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      logger.info('delivery got no HTTP answer', { error: kind, detail: detail.slice(0, 300) });
+      return { kind: 'error', error: kind, message: TRANSPORT_ERROR_SENTENCES[kind], durationMs: elapsed() };
     }
   }
 

@@ -11,6 +11,7 @@ export type UrlRule =
   | 'no_credentials'
   | 'no_fragment'
   | 'too_long'
+  | 'port_not_allowed'
   | 'address_not_public'
   | 'does_not_resolve'
   | 'resolves_to_non_public_address';
@@ -27,18 +28,55 @@ export class EndpointUrlError extends Error {
 
 export const MAX_URL_LENGTH = 2048;
 
+/**
+ * Destination ports a delivery may go to: HTTPS's own and its common alternative. Any other port on
+ * any public address would make Bureau, from the fixed addresses its customers allow, a probe of
+ * whatever listens there; an operator who needs more allows them per stage (egress.ports).
+ */
+export const DEFAULT_DELIVERY_PORTS: readonly number[] = [443, 8443];
+export const DELIVERY_PORTS_VARIABLE = 'WEBHOOK_PORTS';
+
+/** The stage's allowed ports, read once at cold start; a bad value stops the function from starting. */
+export function deliveryPortsFrom(env: NodeJS.ProcessEnv = process.env): readonly number[] {
+  const raw = env[DELIVERY_PORTS_VARIABLE]?.trim();
+  if (!raw) return DEFAULT_DELIVERY_PORTS;
+  const ports = raw.split(',').map((part) => Number(part.trim()));
+  if (!ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65_535)) {
+    throw new Error(`${DELIVERY_PORTS_VARIABLE} must be comma-separated port numbers, got "${raw}"`);
+  }
+  return ports;
+}
+
+/** Where a URL's connection goes: its port, or its scheme's own when it names none. */
+export const portOf = (url: URL): number => (url.port === '' ? (url.protocol === 'http:' ? 80 : 443) : Number(url.port));
+
+export interface EndpointRules {
+  /** The local runtime only: loopback receivers, over http or https, on any port. */
+  readonly allowLoopback?: boolean;
+  /** Default DEFAULT_DELIVERY_PORTS. */
+  readonly ports?: readonly number[];
+}
+
 /** Resolves a host name to every address it has; empty when it has none. */
 export type HostResolver = (hostname: string) => Promise<string[]>;
+
+/** The deprecated IPv4-compatible IPv6 range (RFC 4291 §2.5.5.1): ::a.b.c.d, which ipaddr.js names only at ::/128 and ::1/128. */
+const IPV4_COMPATIBLE: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('::'), 96];
 
 /**
  * Only ipaddr.js's 'unicast' range is public: loopback, private, link-local (169.254.169.254 too),
  * carrier-grade NAT, unique-local, multicast, unspecified, documentation and reserved ranges all have
- * names of their own. An IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+ * names of their own. An IPv4-mapped IPv6 address is judged as the IPv4 address it carries; the
+ * whole IPv4-compatible range (::/96), deprecated and unrouted, is refused, whatever it carries.
  */
 export function isPublicAddress(text: string): boolean {
   if (!ipaddr.isValid(text)) return false;
   let address = ipaddr.parse(text);
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address();
+  if (address.kind() === 'ipv6') {
+    const v6 = address as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) address = v6.toIPv4Address();
+    else if (v6.match(IPV4_COMPATIBLE)) return false;
+  }
   return address.range() === 'unicast';
 }
 
@@ -50,12 +88,12 @@ export function literalAddress(hostname: string): string | undefined {
 
 /**
  * Checks a subscriber URL: https only, no user info, no fragment, at most MAX_URL_LENGTH characters,
- * and a host that is, or resolves only to, public addresses. The WHATWG parser has already turned
+ * an allowed port, and a host that is, or resolves only to, public addresses. The WHATWG parser has already turned
  * decimal, hex and octal IPv4 spellings (https://2130706433/, https://0x7f.1/) into dotted form.
  * Returns the URL as parsed, the form that is stored. With allowLoopback (the local runtime only),
  * loopback receivers are accepted over http or https.
  */
-export async function checkEndpointUrl(text: string, resolve: HostResolver, options: { allowLoopback?: boolean } = {}): Promise<string> {
+export async function checkEndpointUrl(text: string, resolve: HostResolver, options: EndpointRules = {}): Promise<string> {
   if (text.length > MAX_URL_LENGTH) throw new EndpointUrlError('too_long', `url must be at most ${MAX_URL_LENGTH} characters long.`);
   let url: URL;
   try {
@@ -70,6 +108,10 @@ export async function checkEndpointUrl(text: string, resolve: HostResolver, opti
     throw new EndpointUrlError('no_credentials', 'url must not carry a user name or password.');
   if (url.hash !== '' || text.includes('#')) throw new EndpointUrlError('no_fragment', 'url must not have a fragment (#…).');
   if (loopback) return url.href;
+  const ports = options.ports ?? DEFAULT_DELIVERY_PORTS;
+  if (!ports.includes(portOf(url))) {
+    throw new EndpointUrlError('port_not_allowed', `url may name port ${ports.join(' or ')} only (or none, for 443).`);
+  }
 
   const literal = literalAddress(url.hostname);
   if (literal !== undefined) {

@@ -31,6 +31,8 @@ export interface SubscriptionsDeps {
   readonly clock: () => Date;
   /** Accept loopback receivers: the local runtime's demo only (see loopback.ts). */
   readonly allowLoopback?: boolean;
+  /** Destination ports a URL may name; default DEFAULT_DELIVERY_PORTS. */
+  readonly ports?: readonly number[];
 }
 
 /** What a client asks for; every field unchecked. */
@@ -100,7 +102,10 @@ export class Subscriptions {
   private async urlOf(value: unknown): Promise<string> {
     if (typeof value !== 'string') throw new InvalidSubscriptionError('url', 'url must be text beginning with https://.', 'not_a_url');
     try {
-      return await checkEndpointUrl(value, this.deps.resolve, { allowLoopback: this.deps.allowLoopback ?? false });
+      return await checkEndpointUrl(value, this.deps.resolve, {
+        allowLoopback: this.deps.allowLoopback ?? false,
+        ...(this.deps.ports ? { ports: this.deps.ports } : {}),
+      });
     } catch (error) {
       if (error instanceof EndpointUrlError) throw new InvalidSubscriptionError('url', error.message, error.rule);
       throw error;

@@ -10,11 +10,11 @@ import { TEST_WEB_ACL } from '../support/web-acl';
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
 
-function synthesize(fixedAddresses: boolean) {
+function synthesize(fixedAddresses: boolean, ports: readonly number[] = [443, 8443]) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new BureauStack(app, 'Egress', {
     env: { region: 'eu-west-2' },
-    settings: { egress: { fixedAddresses, addresses: 2 } },
+    settings: { egress: { fixedAddresses, addresses: 2, ports } },
     edge: { webAclArn: TEST_WEB_ACL },
   });
   const template = Template.fromStack(stack);
@@ -22,6 +22,16 @@ function synthesize(fixedAddresses: boolean) {
   const lambdaOf = (id: string) => template.toJSON().Resources[logicalId(stack.functions.get(id) as IConstruct)] as { Properties: Loose };
   return { stack, template, lambdaOf };
 }
+
+describe('delivery ports', () => {
+  it('reach every function that checks or sends to a webhook URL, as the stage allows them', () => {
+    const { lambdaOf } = synthesize(false, [443, 9443]);
+
+    for (const id of ['webhooks', 'workspace', 'sender']) {
+      expect(lambdaOf(id).Properties.Environment.Variables.WEBHOOK_PORTS, id).toBe('443,9443');
+    }
+  });
+});
 
 describe('fixed delivery addresses', () => {
   it('are off unless the stage asks: no VPC, no NAT gateway, no address', () => {

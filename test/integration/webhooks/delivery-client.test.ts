@@ -76,6 +76,9 @@ describe('the delivery HTTP client', () => {
       'https://[fd00::1]/hook',
       'https://100.64.0.1/hook',
       'https://user:pass@93.184.215.14/hook',
+      'https://[::127.0.0.1]/hook',
+      'https://[::a9fe:a9fe]/hook',
+      'https://93.184.215.14:22/hook',
       `${plain.url}/hook`,
     ]) {
       expect(await post(strict, url), url).toMatchObject({ kind: 'error', error: 'url_not_allowed' });
@@ -84,18 +87,25 @@ describe('the delivery HTTP client', () => {
 
   it('vets the addresses a name resolves to at connect time: a name that now points inside is refused', async () => {
     const port = new URL(secure.url).port;
-    for (const addresses of [['127.0.0.1'], ['93.184.215.14', '10.1.2.3'], ['169.254.169.254']]) {
-      const rebound = client({ lookup: resolvingTo(...addresses) });
+    for (const addresses of [['127.0.0.1'], ['93.184.215.14', '10.1.2.3'], ['169.254.169.254'], ['::7f00:1']]) {
+      const rebound = client({ lookup: resolvingTo(...addresses), ports: [Number(port)] });
       expect(await post(rebound, `https://hooks.example.com:${port}/hook`)).toMatchObject({ kind: 'error', error: 'address_not_public' });
     }
     // Loopback is allowed locally only for loopback names, never for a public name that resolves there.
-    const local = client({ allowLoopback: true, lookup: resolvingTo('127.0.0.1') });
+    const local = client({ allowLoopback: true, lookup: resolvingTo('127.0.0.1'), ports: [Number(port)] });
     expect(await post(local, `https://hooks.example.com:${port}/hook`)).toMatchObject({ error: 'address_not_public' });
     expect(secure.deliveries).toHaveLength(0);
   });
 
   it('verifies TLS: a certificate it cannot trust is an error, a trusted one delivers', async () => {
-    expect(await post(client({ allowLoopback: true }), `${secure.url}/hook`)).toMatchObject({ kind: 'error', error: 'tls_error' });
+    const untrusted = await post(client({ allowLoopback: true }), `${secure.url}/hook`);
+    // The log gets a fixed sentence: never the TLS library's own words, which say what listens where.
+    expect(untrusted).toEqual({
+      kind: 'error',
+      error: 'tls_error',
+      message: 'The TLS handshake with the endpoint failed.',
+      durationMs: expect.any(Number),
+    });
     expect(await post(client({ allowLoopback: true, ca: tls.cert }), `${secure.url}/hook`)).toMatchObject({
       kind: 'response',
       status: 200,

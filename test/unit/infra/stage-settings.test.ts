@@ -20,7 +20,7 @@ const valid = {
     signInsPerAddressPer5Minutes: 100,
     originSecretRevision: 1,
   },
-  egress: { fixedAddresses: false, addresses: 2 },
+  egress: { fixedAddresses: false, addresses: 2, ports: [443, 8443] },
 };
 const edge = (overrides: Record<string, unknown>) => ({ edge: { ...valid.edge, ...overrides } });
 const file = (overrides: Record<string, unknown>) => JSON.stringify({ test: { ...valid, ...overrides } });
@@ -68,6 +68,8 @@ describe('stage settings', () => {
     ['a rate limit AWS WAF cannot count', edge({ requestsPerAddressPer5Minutes: 5 }), 'test.edge.requestsPerAddressPer5Minutes'],
     ['fixed addresses that are not a yes or no', { egress: { fixedAddresses: 'yes', addresses: 2 } }, 'test.egress.fixedAddresses'],
     ['more NAT gateways than availability zones it uses', { egress: { fixedAddresses: true, addresses: 4 } }, 'test.egress.addresses'],
+    ['a delivery port that is none', { egress: { fixedAddresses: false, addresses: 2, ports: [443, 70000] } }, 'test.egress.ports'],
+    ['no delivery port at all', { egress: { fixedAddresses: false, addresses: 2, ports: [] } }, 'test.egress.ports'],
   ])('refuses %s, naming the field', (_case, overrides, field) => {
     expect(() => stageSettings('test', file(overrides))).toThrow(StageSettingsError);
     expect(() => stageSettings('test', file(overrides))).toThrow(field);

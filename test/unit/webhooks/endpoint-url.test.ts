@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkEndpointUrl, EndpointUrlError, type HostResolver, isPublicAddress } from '../../../shared/webhooks/endpoint-url';
+import {
+  checkEndpointUrl,
+  deliveryPortsFrom,
+  EndpointUrlError,
+  type HostResolver,
+  isPublicAddress,
+} from '../../../shared/webhooks/endpoint-url';
 
 /** A resolver with a fixed answer per name: no lookup ever leaves the test. */
 const resolver =
@@ -13,6 +19,7 @@ const resolve = resolver({
   'mixed.example.com': ['93.184.215.14', '127.0.0.1'],
   'metadata.example.com': ['169.254.169.254'],
   'v6-local.example.com': ['fd00::1'],
+  'v4-compatible.example.com': ['::7f00:1'],
 });
 
 async function ruleOf(url: string): Promise<string> {
@@ -65,6 +72,14 @@ describe('webhook endpoint URLs', () => {
     ['https://[fe80::1]/in', 'address_not_public'],
     ['https://[ff02::1]/in', 'address_not_public'],
     ['https://[64:ff9b::7f00:1]/in', 'address_not_public'],
+    ['https://[::127.0.0.1]/in', 'address_not_public'],
+    ['https://[::a9fe:a9fe]/in', 'address_not_public'],
+    ['https://[::8.8.8.8]/in', 'address_not_public'],
+    ['https://[0:0:0:0:0:0:a00:1]/in', 'address_not_public'],
+    ['https://v4-compatible.example.com/in', 'resolves_to_non_public_address'],
+    ['https://hooks.example.com:22/in', 'port_not_allowed'],
+    ['https://hooks.example.com:8080/in', 'port_not_allowed'],
+    ['https://93.184.215.14:6379/in', 'port_not_allowed'],
     ['https://nowhere.example.com/in', 'does_not_resolve'],
     ['https://internal.example.com/in', 'resolves_to_non_public_address'],
     ['https://mixed.example.com/in', 'resolves_to_non_public_address'],
@@ -72,6 +87,26 @@ describe('webhook endpoint URLs', () => {
     ['https://v6-local.example.com/in', 'resolves_to_non_public_address'],
   ])('refuses %s: %s', async (url, rule) => {
     expect(await ruleOf(url)).toBe(rule);
+  });
+
+  it("take the ports an operator allows instead of 443 and 8443, and always the scheme's own when none is named", async () => {
+    const ports = [443, 9443];
+    await expect(checkEndpointUrl('https://hooks.example.com:9443/in', resolve, { ports })).resolves.toBe(
+      'https://hooks.example.com:9443/in',
+    );
+    await expect(checkEndpointUrl('https://hooks.example.com/in', resolve, { ports })).resolves.toBe('https://hooks.example.com/in');
+    await expect(checkEndpointUrl('https://hooks.example.com:8443/in', resolve, { ports })).rejects.toMatchObject({
+      rule: 'port_not_allowed',
+    });
+    // A loopback receiver of the local runtime keeps any port.
+    await expect(checkEndpointUrl('http://127.0.0.1:4000/in', resolve, { allowLoopback: true })).resolves.toBe('http://127.0.0.1:4000/in');
+  });
+
+  it('read the allowed ports from the stage, and refuse to start on a bad value', () => {
+    expect(deliveryPortsFrom({})).toEqual([443, 8443]);
+    expect(deliveryPortsFrom({ WEBHOOK_PORTS: '443, 9443' })).toEqual([443, 9443]);
+    expect(() => deliveryPortsFrom({ WEBHOOK_PORTS: '443,http' })).toThrow('WEBHOOK_PORTS');
+    expect(() => deliveryPortsFrom({ WEBHOOK_PORTS: '70000' })).toThrow('WEBHOOK_PORTS');
   });
 
   it('judge addresses by range: only ordinary unicast is public', () => {
