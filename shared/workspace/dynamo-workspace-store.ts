@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -270,16 +270,30 @@ export class DynamoWorkspaceStore {
     return owner && this.get<StoredPasskey>(passkeyKey(owner.personId, credentialId));
   }
 
-  async updatePasskeyCounter(passkey: StoredPasskey, counter: number): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: passkeyKey(passkey.personId, passkey.credentialId),
-        UpdateExpression: 'SET #counter = :counter',
-        ExpressionAttributeNames: { '#counter': 'counter' },
-        ExpressionAttributeValues: { ':counter': counter },
-      }),
-    );
+  /**
+   * Moves the signature counter forward from the value `passkey` was read with; false when it had
+   * moved meanwhile or would not move forward. An authenticator that keeps no counter reports 0
+   * every time (WebAuthn §6.1.1): 0 after 0 is accepted and nothing is written.
+   */
+  async updatePasskeyCounter(passkey: StoredPasskey, counter: number): Promise<boolean> {
+    if (counter === 0 && passkey.counter === 0) return true;
+    if (counter <= passkey.counter) return false;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: passkeyKey(passkey.personId, passkey.credentialId),
+          UpdateExpression: 'SET #counter = :counter',
+          ConditionExpression: '#counter = :read',
+          ExpressionAttributeNames: { '#counter': 'counter' },
+          ExpressionAttributeValues: { ':counter': counter, ':read': passkey.counter },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   /** A WebAuthn challenge, kept five minutes and answerable once. Returns its id. */

@@ -7,7 +7,8 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
-import type { Person } from './people';
+import { logger } from '../observability/logger';
+import type { Person, StoredPasskey } from './people';
 import type { SignedIn, WorkspaceAuth, WorkspaceStore } from './workspace-auth';
 
 /** Where passkeys are scoped: the workspace origin and its host name (WebAuthn's relying party id). */
@@ -46,7 +47,7 @@ export class Passkeys {
       userID: new TextEncoder().encode(person.personId),
       attestationType: 'none',
       excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: transportsOf(passkey.transports) })),
-      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
     });
     const challengeId = await this.store.saveChallenge({ challenge: options.challenge, personId: person.personId });
     return { challengeId, options };
@@ -60,7 +61,7 @@ export class Passkeys {
       expectedChallenge: challenge.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      requireUserVerification: false,
+      requireUserVerification: true,
     }).catch(() => ({ verified: false as const }));
     if (!verification.verified) throw new PasskeyRefusedError();
     const { credential } = verification.registrationInfo;
@@ -75,14 +76,16 @@ export class Passkeys {
   }
 
   async signInOptions(rp: RelyingParty) {
-    const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred' });
+    const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required' });
     return { challengeId: await this.store.saveChallenge({ challenge: options.challenge }), options };
   }
 
   async signIn(rp: RelyingParty, challengeId: string, response: AuthenticationResponseJSON): Promise<SignedIn> {
     const challenge = await this.store.takeChallenge(challengeId);
     if (!challenge) throw new PasskeyRefusedError('The passkey request expired; start again.');
-    const passkey = typeof response?.id === 'string' ? await this.store.passkey(response.id) : undefined;
+    const id = response?.id;
+    // WebAuthn credential ids are at most 1,023 bytes: a longer one names no passkey and never reaches storage.
+    const passkey = typeof id === 'string' && id.length <= MAX_CREDENTIAL_ID_LENGTH ? await this.store.passkey(id) : undefined;
     if (!passkey) throw new PasskeyRefusedError();
     const verification = await verifyAuthenticationResponse({
       response,
@@ -95,10 +98,17 @@ export class Passkeys {
         counter: passkey.counter,
         ...(passkey.transports ? { transports: transportsOf(passkey.transports) } : {}),
       },
-      requireUserVerification: false,
-    }).catch(() => ({ verified: false as const }));
+      requireUserVerification: true,
+    }).catch((error: unknown) => {
+      if (/counter/i.test((error as Error)?.message ?? '')) counterWentBack(passkey);
+      return { verified: false as const };
+    });
     if (!verification.verified) throw new PasskeyRefusedError();
-    await this.store.updatePasskeyCounter(passkey, verification.authenticationInfo.newCounter);
+    // Conditional on the counter read above: of two sign-ins with one assertion, only one moves it.
+    if (!(await this.store.updatePasskeyCounter(passkey, verification.authenticationInfo.newCounter))) {
+      counterWentBack(passkey);
+      throw new PasskeyRefusedError();
+    }
     const person = await this.store.person(passkey.personId);
     if (!person) throw new PasskeyRefusedError();
     return this.auth.startSession(person);
@@ -106,3 +116,14 @@ export class Passkeys {
 }
 
 const transportsOf = (transports: readonly string[] | undefined) => transports as AuthenticatorTransport[] | undefined;
+
+/** base64url of WebAuthn's longest credential id (1,023 bytes). */
+const MAX_CREDENTIAL_ID_LENGTH = 1364;
+
+/** A signature counter that did not move forward can mean a cloned authenticator: worth an operator's look. */
+function counterWentBack(passkey: StoredPasskey): void {
+  logger.warn('passkey sign-in refused: its signature counter did not move forward', {
+    personId: passkey.personId,
+    credentialId: passkey.credentialId,
+  });
+}

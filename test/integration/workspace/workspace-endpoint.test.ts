@@ -21,6 +21,7 @@ import { presentMinuteMs } from '../../support/clock';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
 import { profileContent } from '../../support/profile-fixture';
+import { type Assertion, SoftwareAuthenticator } from '../../support/software-authenticator';
 
 const ORIGIN = 'https://workspace.bureau.example';
 const STRONG = 'harbour lantern quietly orbits';
@@ -126,10 +127,13 @@ async function send(
 
 const bodyOf = (response: HttpResponse) => response.body as Record<string, unknown>;
 
+let people = 0;
+/** A person who followed their link, each from an address of their own, as people do: no address limit is shared. */
 async function signedInPerson(clientId: string, email: string): Promise<Browser> {
   const { token } = await store.invite(clientId, email);
   const browser: Browser = {};
-  const accepted = await send(browser, 'POST', 'invitations/accept', { token, password: STRONG });
+  people += 1;
+  const accepted = await send(browser, 'POST', 'invitations/accept', { token, password: STRONG }, { 'x-test-ip': `203.0.113.${people}` });
   expect(accepted.status).toBe(200);
   return browser;
 }
@@ -516,3 +520,76 @@ function lostAnswerClient() {
     transactionsSent: () => sent,
   };
 }
+
+describe('passkeys', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: WebAuthn options are read loosely; the assertions check what matters
+  type Loose = any;
+
+  async function personWithPasskey(
+    email: string,
+    registration: Assertion,
+  ): Promise<{ authenticator: SoftwareAuthenticator; added: HttpResponse }> {
+    const browser = await signedInPerson(clientA, email);
+    const authenticator = new SoftwareAuthenticator(ORIGIN);
+    const { challengeId, options } = bodyOf(await send(browser, 'POST', 'passkeys/registration-options')) as Loose;
+    const added = await send(browser, 'POST', 'passkeys', {
+      challengeId,
+      response: authenticator.registration(options.challenge, registration),
+    });
+    return { authenticator, added };
+  }
+
+  async function signInWith(authenticator: SoftwareAuthenticator, assertion: Assertion): Promise<HttpResponse> {
+    const { challengeId, options } = bodyOf(await send({}, 'POST', 'passkey-sign-in/options')) as Loose;
+    return send({}, 'POST', 'passkey-sign-in', { challengeId, response: authenticator.assertion(options.challenge, assertion) });
+  }
+
+  it('ask the authenticator to verify the person, at registration and at sign-in', async () => {
+    const browser = await signedInPerson(clientA, 'uv-options@acme.example');
+
+    const registration = bodyOf(await send(browser, 'POST', 'passkeys/registration-options')) as Loose;
+    const signIn = bodyOf(await send({}, 'POST', 'passkey-sign-in/options')) as Loose;
+
+    expect(registration.options.authenticatorSelection.userVerification).toBe('required');
+    expect(signIn.options.userVerification).toBe('required');
+  });
+
+  it('refuse a passkey whose authenticator did not verify the person, when added and when signing in', async () => {
+    const unverified = await personWithPasskey('uv-add@acme.example', { counter: 1, userVerified: false });
+    const { authenticator, added } = await personWithPasskey('uv-sign-in@acme.example', { counter: 1 });
+
+    const signIn = await signInWith(authenticator, { counter: 2, userVerified: false });
+
+    expect([unverified.added.status, bodyOf(unverified.added).error]).toEqual([401, 'passkey_refused']);
+    expect(added.status).toBe(204);
+    expect([signIn.status, bodyOf(signIn).error]).toEqual([401, 'passkey_refused']);
+  });
+
+  it('sign in while the counter moves forward, and refuse one that repeats or goes back', async () => {
+    const { authenticator } = await personWithPasskey('counter@acme.example', { counter: 5 });
+
+    const forward = await signInWith(authenticator, { counter: 6 });
+    const repeated = await signInWith(authenticator, { counter: 6 });
+    const back = await signInWith(authenticator, { counter: 3 });
+    const onward = await signInWith(authenticator, { counter: 9 });
+
+    expect(forward.status).toBe(200);
+    expect([repeated.status, back.status]).toEqual([401, 401]);
+    expect(onward.status).toBe(200);
+  });
+
+  it('let only one of two sign-ins with the same counter through, however close together', async () => {
+    const { authenticator } = await personWithPasskey('race@acme.example', { counter: 10 });
+
+    const answers = await Promise.all([signInWith(authenticator, { counter: 11 }), signInWith(authenticator, { counter: 11 })]);
+
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
+  });
+
+  it('accept an authenticator that keeps no counter, which always reports 0', async () => {
+    const { authenticator } = await personWithPasskey('no-counter@acme.example', { counter: 0 });
+
+    expect((await signInWith(authenticator, { counter: 0 })).status).toBe(200);
+    expect((await signInWith(authenticator, { counter: 0 })).status).toBe(200);
+  });
+});
