@@ -1,3 +1,4 @@
+import { displayNameProblem } from '../text/display-name';
 export type ClientStatus = 'active' | 'disabled';
 
 export interface SecretVersionInfo {
@@ -102,6 +103,8 @@ export function validName(name: unknown): string {
   const trimmed = name.trim();
   if (trimmed.length > MAX_NAME_LENGTH)
     throw new InvalidClientInputError('name', `A client name has at most ${MAX_NAME_LENGTH} characters`);
+  const problem = displayNameProblem(name);
+  if (problem) throw new InvalidClientInputError('name', `A client name ${problem}`);
   return trimmed;
 }
 

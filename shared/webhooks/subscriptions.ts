@@ -1,3 +1,4 @@
+import { displayNameProblem } from '../text/display-name';
 import { checkEndpointUrl, EndpointUrlError, type HostResolver, type UrlRule } from './endpoint-url';
 import {
   generateSigningSecret,
@@ -124,6 +125,8 @@ function nameOf(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '' || value.trim().length > MAX_NAME_LENGTH) {
     throw new InvalidSubscriptionError('name', `name must be text of 1 to ${MAX_NAME_LENGTH} characters.`);
   }
+  const problem = displayNameProblem(value);
+  if (problem) throw new InvalidSubscriptionError('name', `name ${problem}.`);
   return value.trim();
 }
 

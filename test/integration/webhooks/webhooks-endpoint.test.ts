@@ -191,6 +191,9 @@ describe('webhook subscriptions', () => {
     ],
     ['no URL', { name: 'x' }, 400, 'invalid_url', { rule: 'not_a_url' }],
     ['an empty name', { name: ' ', url: 'https://hooks.example.com/in' }, 400, 'invalid_name', { field: 'name' }],
+    ['a name with a line break', { name: 'Prod\nx', url: 'https://hooks.example.com/in' }, 400, 'invalid_name', { field: 'name' }],
+    ['a name with a bidi override', '{"name":"a\\u202eb","url":"https://hooks.example.com/in"}', 400, 'invalid_name', { field: 'name' }],
+    ['a name with a lone surrogate', '{"name":"a\\ud800","url":"https://hooks.example.com/in"}', 400, 'invalid_name', { field: 'name' }],
     ['an unknown field', { name: 'x', url: 'https://hooks.example.com/in', secret: 'mine' }, 400, 'invalid_body', { field: 'secret' }],
     ['a field given twice', '{"name":"x","url":"https://hooks.example.com/in","name":"y"}', 400, 'invalid_body', { field: 'name' }],
     [
