@@ -65,6 +65,8 @@ interface Caller {
 const NO_STORE = { 'cache-control': 'no-store' };
 /** How far "search within the companies you watch" reads: a bounded request whatever the list. */
 const MAX_WATCHES_SEARCHED = 2_000;
+/** Longer than any company name or number: a longer filter can match nothing. */
+const MAX_WATCH_QUERY_LENGTH = 200;
 
 const stringField = (body: Record<string, unknown>, field: string, maxLength: number): string => {
   const value = body[field];
@@ -179,7 +181,10 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
   }
 
   async function watched(request: HttpRequest, clientId: string): Promise<HttpResponse> {
-    const q = (request.query.get('q') ?? '').trim().toLowerCase().slice(0, 200);
+    const q = (request.query.get('q') ?? '').trim().toLowerCase();
+    if (q.length > MAX_WATCH_QUERY_LENGTH) {
+      throw badRequest('invalid_query', `"q" must be at most ${MAX_WATCH_QUERY_LENGTH} characters.`, { parameter: 'q' });
+    }
     const items = [];
     let cursor = request.query.get('cursor') ?? undefined;
     let read = 0;
