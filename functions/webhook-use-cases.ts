@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadAuthConfig } from '../shared/auth/config';
 import { RateLimiter } from '../shared/auth/rate-limit';
+import { webhookSecretSealer } from '../shared/crypto/kms-data-keys';
 import { deliveriesQueue, queueUrl } from '../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../shared/queues/sqs';
 import { deliveriesTable, tableName, webhooksTable } from '../shared/storage/tables';
@@ -25,6 +26,7 @@ export function webhookUseCases(doc: DynamoDBDocumentClient): { subscriptions: S
     clock,
     allowLoopback: loopbackReceiversAllowed(),
     ports: deliveryPortsFrom(),
+    sealer: webhookSecretSealer(),
   });
   const deliveries = new Deliveries({
     subscriptions,

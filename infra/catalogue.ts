@@ -94,6 +94,15 @@ export type RouteAccess =
   /** Public by design: the JWKS that verifies tokens. */
   | 'public';
 
+/** How a function uses the KMS key that seals webhook signing secrets. */
+export type WebhookSecretsAccess = 'seal' | 'open';
+
+/** What each use of the key sends to KMS: sealing asks for data keys and opens them; opening only opens. */
+export const WEBHOOK_SECRETS_ACTIONS: Readonly<Record<WebhookSecretsAccess, readonly string[]>> = {
+  seal: ['kms:GenerateDataKey', 'kms:Decrypt'],
+  open: ['kms:Decrypt'],
+};
+
 export interface RouteSpec {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway route syntax, e.g. /v1/profile/{companyNumber}. */
@@ -127,6 +136,8 @@ export interface FunctionSpec {
   readonly plainHttpCookies?: boolean;
   /** 'sign' reads the private signing keys; 'rotate' is the Secrets Manager rotation function. */
   readonly signingKey?: 'sign' | 'rotate';
+  /** 'seal' keeps new webhook signing secrets (and opens them); 'open' only opens them, to sign. */
+  readonly webhookSecrets?: WebhookSecretsAccess;
   readonly memoryMb?: number;
   readonly timeoutSeconds?: number;
   /**
@@ -229,6 +240,7 @@ export const functions: readonly FunctionSpec[] = [
     tables: [...bearerProtected, subscriptionsManaged, deliveryLogRead],
     queues: [{ queue: deliveriesQueue, access: 'send' }],
     loopbackReceivers: true,
+    webhookSecrets: 'seal',
   },
   {
     id: 'workspace',
@@ -264,6 +276,7 @@ export const functions: readonly FunctionSpec[] = [
     queues: [{ queue: deliveriesQueue, access: 'send' }],
     loopbackReceivers: true,
     plainHttpCookies: true,
+    webhookSecrets: 'seal',
   },
   {
     id: 'changeDetector',
@@ -319,6 +332,7 @@ export const functions: readonly FunctionSpec[] = [
     loopbackReceivers: true,
     fixedEgress: true,
     timeoutSeconds: 30,
+    webhookSecrets: 'open',
   },
 ];
 

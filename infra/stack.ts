@@ -18,6 +18,7 @@ import { outputIds } from './constructs/outputs';
 import { BureauQueues } from './constructs/queues';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
+import { WebhookSecretsKey } from './constructs/webhook-secrets-key';
 import type { StageSettings } from './stage-settings';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
@@ -46,6 +47,7 @@ export class BureauStack extends Stack {
   readonly tables: BureauTables;
   readonly queues: BureauQueues;
   readonly signingKey: SigningKey;
+  readonly webhookSecretsKey: WebhookSecretsKey;
   readonly api: BureauApi;
   readonly functions: ReadonlyMap<string, BureauFunction>;
   readonly alarms: Alarms;
@@ -59,6 +61,7 @@ export class BureauStack extends Stack {
     this.tables = new BureauTables(this, 'Tables');
     this.queues = new BureauQueues(this, 'Queues');
     const settings = props.settings ?? {};
+    this.webhookSecretsKey = new WebhookSecretsKey(this, 'WebhookSecrets');
     this.signingKey = new SigningKey(this, 'SigningKey', {
       ...(settings.signingKeyRotationDays ? { rotateEvery: Duration.days(settings.signingKeyRotationDays) } : {}),
     });
@@ -119,6 +122,7 @@ export class BureauStack extends Stack {
       }
       if (spec.signingKey === 'sign') this.signingKey.grantSign(fn);
       if (spec.signingKey === 'rotate') this.signingKey.rotateWith(fn);
+      if (spec.webhookSecrets) this.webhookSecretsKey.grant(fn, spec.webhookSecrets);
       for (const grant of spec.queues ?? []) {
         const { queue } = this.queues.of(grant.queue);
         fn.addEnvironment(grant.queue.envVar, queue.queueUrl);
@@ -191,6 +195,10 @@ export class BureauStack extends Stack {
     new CfnOutput(this, outputIds.signingKeySecretArn, {
       value: this.signingKey.secret.secretArn,
       description: 'Secret holding the token signing keys',
+    });
+    new CfnOutput(this, outputIds.webhookSecretsKeyArn, {
+      value: this.webhookSecretsKey.key.keyArn,
+      description: 'KMS key that seals webhook signing secrets at rest',
     });
     new CfnOutput(this, outputIds.alarmTopicArn, { value: alarms.topic.topicArn, description: 'Subscribe here to receive alarms' });
     new CfnOutput(this, outputIds.dashboardUrl, {

@@ -1,5 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { webhookSecretSealer } from '../../shared/crypto/kms-data-keys';
 import { logger } from '../../shared/observability/logger';
 import { BusinessMetric, count } from '../../shared/observability/metrics';
 import { observed } from '../../shared/observability/middleware';
@@ -26,6 +27,7 @@ const sender = new WebhookSender({
   client: new DeliveryClient({ allowLoopback: loopbackReceiversAllowed(), ports: deliveryPortsFrom() }),
   retry: { delaysSeconds: retryDelaysFrom(process.env) },
   clock: () => new Date(),
+  sealer: webhookSecretSealer(),
   disableAfterFailingDays: Number(process.env.DISABLE_FAILING_WEBHOOKS_AFTER_DAYS ?? DEFAULT_DISABLE_AFTER_FAILING_DAYS),
 });
 const processor = new BatchProcessor(EventType.SQS);

@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeySetVault } from '../../shared/auth/signing-keys';
+import type { SecretSealer } from '../../shared/crypto/secret-sealer';
 import type { MetricSender } from './redrive-metric';
 
 /** Where the CLI writes: the terminal, or a buffer in tests. Each call is one line. */
@@ -36,6 +37,8 @@ export interface Target {
   readonly signingKeys?: KeySetVault;
   /** Absent when the target has none to offer: the local runtime is not running. */
   readonly queues?: TargetQueues;
+  /** Seals and opens webhook signing secrets: the local key file, or the stack's KMS key. */
+  readonly sealer: SecretSealer;
   /** Where operator metrics are published: a deployed stack's CloudWatch. Absent locally, where they are printed only. */
   readonly cloudWatch?: MetricSender;
   /** Webhook endpoints may be loopback receivers: the local runtime only. */

@@ -1,10 +1,12 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key-sets';
-import type { KeySetVault } from '../../shared/auth/signing-keys';
+import { KmsDataKeys } from '../../shared/crypto/kms-data-keys';
+import { EnvelopeSealer, type SecretSealer } from '../../shared/crypto/secret-sealer';
 import { deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
 import { createSqsClient } from '../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -20,7 +22,8 @@ import {
 import { outputIds } from '../constructs/outputs';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { FileKeySetSource } from '../local/key-file';
-import { defaultDataDir, localPaths, localTableName } from '../local/paths';
+import { LocalDataKeys, LocalKmsKey } from '../local/kms';
+import { defaultDataDir, type LocalPaths, localPaths, localTableName } from '../local/paths';
 import { readRuntimeInfo } from '../local/runtime-file';
 import { ensureTable } from '../operations/storage/create-tables';
 import type { Target, TargetOptions, TargetQueues, TargetTables } from './context';
@@ -64,7 +67,7 @@ async function answers(endpoint: string): Promise<boolean> {
 function localTarget(
   endpoint: string,
   tables: TargetTables,
-  signingKeys: KeySetVault,
+  paths: LocalPaths,
   description: string,
   stop: () => Promise<void>,
   queues?: TargetQueues,
@@ -73,7 +76,8 @@ function localTarget(
   return {
     doc: createDocumentClient(client),
     tables,
-    signingKeys,
+    signingKeys: new FileKeySetSource(paths.signingKeys),
+    sealer: new EnvelopeSealer(new LocalDataKeys(new LocalKmsKey(paths.webhookSecretsKey))),
     ...(queues ? { queues } : {}),
     loopbackReceivers: true,
     description,
@@ -92,7 +96,6 @@ function localTarget(
 export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Promise<Target> {
   const paths = localPaths(dataDir);
   const runtime = readRuntimeInfo(dataDir);
-  const signingKeys = new FileKeySetSource(paths.signingKeys);
   if (runtime && (await answers(runtime.dynamodbEndpoint))) {
     const tables = tablesFrom((def) => runtime.tables[def.id], paths.runtime);
     const deliveries = runtime.queues?.[deliveriesQueue.id];
@@ -109,7 +112,7 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
           }
         : undefined;
     return {
-      ...localTarget(runtime.dynamodbEndpoint, tables, signingKeys, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues),
+      ...localTarget(runtime.dynamodbEndpoint, tables, paths, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues),
       // WebAuthn accepts "localhost" as a site, never an IP address: the workspace is visited by this name.
       workspaceOrigin: runtime.baseUrl.replace('://127.0.0.1:', '://localhost:'),
     };
@@ -123,11 +126,19 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
     } finally {
       client.destroy();
     }
-    return localTarget(database.endpoint, tables, signingKeys, `the local database in ${paths.dynamodb}`, () => database.stop());
+    return localTarget(database.endpoint, tables, paths, `the local database in ${paths.dynamodb}`, () => database.stop());
   } catch (error) {
     await database.stop();
     throw error;
   }
+}
+
+/** A stack deployed before signing secrets were sealed: nothing to seal or open them with until it is updated. */
+function missingKey(stackName: string): SecretSealer {
+  const refuse = async (): Promise<never> => {
+    throw new TargetError(`Stack ${stackName} has no ${outputIds.webhookSecretsKeyArn} output: deploy this version of the stack first`);
+  };
+  return { seal: refuse, open: refuse };
 }
 
 type StackDescriber = Pick<CloudFormationClient, 'send'> & { destroy?: () => void };
@@ -159,7 +170,10 @@ export async function resolveStackTarget(stackName: string, region: string | und
   const fanoutDeadLetter = outputs[outputIds.deadLetterQueueUrl(fanoutQueue.id)];
   const sqs = deliveries && deliveriesDeadLetter ? new SQSClient(region ? { region } : {}) : undefined;
   const cloudWatch = new CloudWatchClient(region ? { region } : {});
+  const keyArn = outputs[outputIds.webhookSecretsKeyArn];
+  const kms = new KMSClient(region ? { region } : {});
   return {
+    sealer: keyArn ? new EnvelopeSealer(new KmsDataKeys(kms, keyArn)) : missingKey(stackName),
     doc: createDocumentClient(client),
     tables,
     ...(secrets && secretId ? { signingKeys: new SecretsManagerKeySetVault(secrets, secretId) } : {}),
@@ -175,6 +189,7 @@ export async function resolveStackTarget(stackName: string, region: string | und
       secrets?.destroy();
       sqs?.destroy();
       cloudWatch.destroy();
+      kms.destroy();
     },
   };
 }

@@ -7,6 +7,7 @@ const capitalized = (id: string) => `${id.charAt(0).toUpperCase()}${id.slice(1)}
 export const outputIds = {
   apiUrl: 'ApiUrl',
   signingKeySecretArn: 'SigningKeySecretArn',
+  webhookSecretsKeyArn: 'WebhookSecretsKeyArn',
   alarmTopicArn: 'AlarmTopicArn',
   workspaceUrl: 'WorkspaceUrl',
   dashboardUrl: 'DashboardUrl',

@@ -1,8 +1,10 @@
 import { ENDPOINT_VARIABLES } from '../../shared/aws/clients';
+import { WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/kms-data-keys';
 import { SERVICE_NAME } from '../../shared/observability/service';
-import { type FunctionSpec, queueActionsOf } from '../catalogue';
+import { type FunctionSpec, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../catalogue';
 import { LOCAL_ACCOUNT_ID, localFunctionName } from './functions';
 import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants } from './grants';
+import { LOCAL_WEBHOOK_SECRETS_KEY_ID } from './kms';
 import { LOCAL_SIGNING_KEY_SECRET_ID } from './secrets-manager';
 
 /**
@@ -43,6 +45,8 @@ export interface LocalResources {
   readonly queues: Readonly<Record<string, string>>;
   /** The local stand-in for Secrets Manager, which serves the signing-key secret from the key file. */
   readonly secretsManagerEndpoint: string;
+  /** The local stand-in for KMS, which seals and opens webhook signing secrets with the local key. */
+  readonly kmsEndpoint: string;
   readonly settings: FunctionSettings;
   /** A folder where every function logs each distinct AWS call it makes (infra/local/grants.ts). */
   readonly callLog?: string;
@@ -74,6 +78,10 @@ export function localFunctionEnvironment(spec: FunctionSpec, resources: LocalRes
     env.SIGNING_KEY_SECRET_ID = LOCAL_SIGNING_KEY_SECRET_ID;
     env[ENDPOINT_VARIABLES.secretsmanager] = resources.secretsManagerEndpoint;
   }
+  if (spec.webhookSecrets) {
+    env[WEBHOOK_SECRETS_KEY_VARIABLE] = LOCAL_WEBHOOK_SECRETS_KEY_ID;
+    env[ENDPOINT_VARIABLES.kms] = resources.kmsEndpoint;
+  }
   if (spec.loopbackReceivers) env.BUREAU_LOOPBACK_RECEIVERS = 'allow';
   if (spec.plainHttpCookies) env.BUREAU_PLAIN_HTTP_COOKIES = 'allow';
   return env;
@@ -103,5 +111,6 @@ export function localGrants(spec: FunctionSpec, resources: Pick<LocalResources, 
       url: located(resources.queues, queue.id, 'queue'),
       actions: [...actions],
     })),
+    kms: spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets].map((action) => action.replace(/^kms:/, '')) : [],
   };
 }

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { KMSServiceException } from '@aws-sdk/client-kms';
 import { SQSServiceException } from '@aws-sdk/client-sqs';
 import type { AwsClientHook, AwsService, HookableClient } from '../../shared/aws/client-hooks';
 import { isKeyedWrite, type QueueAction, type TableAction } from '../../shared/iam/actions';
@@ -41,6 +42,8 @@ export interface LocalQueueGrant {
 }
 
 export interface LocalGrants {
+  /** KMS actions on the key that seals webhook signing secrets (without the kms: prefix). */
+  readonly kms?: readonly string[];
   /** The catalogue id: it names the function in the call log. */
   readonly functionId: string;
   /** The function's name: refusals name its role and session after it, as Lambda's do. */
@@ -61,12 +64,13 @@ export type AuthorisedCall =
       /** The item's key or the whole item, for the dynamodb:LeadingKeys condition on writes. */
       readonly key?: Readonly<Record<string, unknown>>;
     }
-  | { readonly service: 'sqs'; readonly action: string; readonly queueUrl?: string };
+  | { readonly service: 'sqs'; readonly action: string; readonly queueUrl?: string }
+  | { readonly service: 'kms'; readonly action: string };
 
 /** A line of the call log. */
 export interface LoggedCall {
   readonly function: string;
-  readonly service: 'dynamodb' | 'sqs';
+  readonly service: 'dynamodb' | 'sqs' | 'kms';
   /** The table or queue id; the physical name or URL when it is none the function was granted. */
   readonly resource: string;
   readonly index?: string;
@@ -96,6 +100,11 @@ const SERVICES: Partial<Record<AwsService, { callsOf: (commandName: string, inpu
     callsOf: (commandName, input) => dynamoCallsOf(commandName, input),
     deny: (message) =>
       new DynamoDBServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message }),
+  },
+  kms: {
+    callsOf: (commandName) => [{ service: 'kms', action: commandName.replace(/Command$/, '') }],
+    deny: (message) =>
+      new KMSServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message }),
   },
   sqs: {
     callsOf: (commandName, input) => sqsCallsOf(commandName, input),
@@ -156,6 +165,7 @@ class LocalGrantCheck {
   }
 
   private allows(call: AuthorisedCall): boolean {
+    if (call.service === 'kms') return (this.grants.kms ?? []).includes(call.action);
     if (call.service === 'sqs') {
       return this.grants.queues.some((grant) => grant.url === call.queueUrl && (grant.actions as readonly string[]).includes(call.action));
     }
@@ -173,6 +183,13 @@ class LocalGrantCheck {
   /** AWS's own wording, so a refusal reads locally as it would in a deployed function's log. */
   private refusal(call: AuthorisedCall): string {
     const principal = `arn:aws:sts::${this.grants.accountId}:assumed-role/${this.grants.functionName}/${this.grants.functionName}`;
+    if (call.service === 'kms') {
+      return notAuthorized(
+        principal,
+        `kms:${call.action}`,
+        `arn:aws:kms:${this.region}:${this.grants.accountId}:key/${WEBHOOK_SECRETS_RESOURCE}`,
+      );
+    }
     if (call.service === 'sqs') {
       const action = `sqs:${call.action.toLowerCase()}`;
       const queue = call.queueUrl?.split('/').at(-1);
@@ -188,9 +205,11 @@ class LocalGrantCheck {
   private log(call: AuthorisedCall, allowed: boolean): void {
     if (!this.logFile) return;
     const resource =
-      call.service === 'sqs'
-        ? (this.grants.queues.find((grant) => grant.url === call.queueUrl)?.id ?? call.queueUrl ?? '*')
-        : (this.grants.tables.find((grant) => grant.name === call.table)?.id ?? call.table ?? '*');
+      call.service === 'kms'
+        ? WEBHOOK_SECRETS_RESOURCE
+        : call.service === 'sqs'
+          ? (this.grants.queues.find((grant) => grant.url === call.queueUrl)?.id ?? call.queueUrl ?? '*')
+          : (this.grants.tables.find((grant) => grant.name === call.table)?.id ?? call.table ?? '*');
     const line: LoggedCall = {
       function: this.grants.functionId,
       service: call.service,
@@ -205,6 +224,9 @@ class LocalGrantCheck {
     appendFileSync(this.logFile, `${text}\n`);
   }
 }
+
+/** How the call log and refusals name the one KMS key the functions use. */
+export const WEBHOOK_SECRETS_RESOURCE = 'webhook-secrets';
 
 const notAuthorized = (principal: string, action: string, resource: string) =>
   `User: ${principal} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;

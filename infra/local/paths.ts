@@ -18,6 +18,8 @@ export interface LocalPaths {
   /** DynamoDB Local's working directory (it drops a metadata file there). */
   readonly work: string;
   readonly signingKeys: string;
+  /** The local stand-in for the KMS key that seals webhook signing secrets. */
+  readonly webhookSecretsKey: string;
   /** The demo client's id and secret, so every start prints the same pair. */
   readonly demoClient: string;
   /** Present while a runtime runs: how the operator CLI finds it. */
@@ -35,6 +37,7 @@ export function localPaths(dataDir: string = defaultDataDir()): LocalPaths {
     dynamodb: join(root, 'dynamodb'),
     work: join(root, 'work'),
     signingKeys: join(root, 'signing-keys.json'),
+    webhookSecretsKey: join(root, 'webhook-secrets-key'),
     demoClient: join(root, 'demo-client.json'),
     runtime: join(root, 'runtime.json'),
     streamCheckpoints: join(root, 'stream-checkpoints'),

@@ -15,6 +15,7 @@ import { localFunctionEnvironment, settingsFrom } from './function-environment';
 import { type LocalFunction, localFunctionFromSpec } from './functions';
 import { CALL_LOG_VARIABLE } from './grants';
 import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
+import { startLocalKms } from './kms';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
 import { ensureQueue, localQueueSpec } from './queues';
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
@@ -214,6 +215,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
     const secretsManager = await startLocalSecretsManager({ signingKeyFile: paths.signingKeys });
     cleanups.push(() => secretsManager.stop());
+    const kms = await startLocalKms({ keyFile: paths.webhookSecretsKey });
+    cleanups.push(() => kms.stop());
     const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, SQS_ENDPOINT: sqs.endpoint };
     const functionEnvironments: Record<string, Record<string, string>> = {};
     const queueUrls = Object.fromEntries(Object.entries(queues).map(([id, queue]) => [id, queue.queueUrl]));
@@ -224,6 +227,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         tables,
         queues: queueUrls,
         secretsManagerEndpoint: secretsManager.endpoint,
+        kmsEndpoint: kms.endpoint,
         settings,
         ...(environment[CALL_LOG_VARIABLE] ? { callLog: environment[CALL_LOG_VARIABLE] } : {}),
       });

@@ -12,7 +12,7 @@ import { batchGet } from '../storage/batch-get';
 import {
   InvalidSubscriptionCursorError,
   MAX_SUBSCRIPTIONS_PER_CLIENT,
-  type SigningSecret,
+  type SealedSigningSecret,
   type Subscription,
   type SubscriptionChanges,
   type SubscriptionDirectory,
@@ -36,11 +36,25 @@ const SUBSCRIPTION_ID = /^wh_[A-Za-z0-9_-]{16}$/;
 const clientPk = (clientId: string) => `CLIENT#${clientId}`;
 const keyOf = (clientId: string, id: string) => ({ pk: clientPk(clientId), sk: `${SUBSCRIPTION_PREFIX}${id}` });
 
-type StoredSubscription = Subscription & { readonly pk: string; readonly sk: string };
+/** A secret as an item holds it: sealed, or, in items written before secrets were sealed, in clear. */
+type StoredSigningSecret = Omit<SealedSigningSecret, 'sealed'> & { readonly sealed?: string; readonly secret?: string };
 
-function subscriptionOf(item: StoredSubscription): Subscription {
-  const { pk: _pk, sk: _sk, ...subscription } = item;
-  return subscription;
+type StoredSubscription = Omit<Subscription, 'signingSecrets'> & {
+  readonly pk: string;
+  readonly sk: string;
+  readonly signingSecrets: readonly StoredSigningSecret[];
+};
+
+/**
+ * A subscription from its item. A secret kept in clear by an earlier version is handed on as it is
+ * (the sealer opens a `whsec_` value as itself) and leaves the table at the next rotation.
+ */
+export function subscriptionOf(item: StoredSubscription): Subscription {
+  const { pk: _pk, sk: _sk, signingSecrets, ...subscription } = item;
+  return {
+    ...subscription,
+    signingSecrets: signingSecrets.map(({ sealed, secret, ...dates }) => ({ ...dates, sealed: sealed ?? secret ?? '' })),
+  };
 }
 
 const failedCondition = (error: unknown, index: number) =>
@@ -241,7 +255,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
   }
 
   /** The previous newest secret keeps signing until previousExpiresAt; older ones past their time are dropped. */
-  async rotateSecret(clientId: string, id: string, next: SigningSecret, previousExpiresAt: string): Promise<Subscription> {
+  async rotateSecret(clientId: string, id: string, next: SealedSigningSecret, previousExpiresAt: string): Promise<Subscription> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.get(clientId, id);
       if (!current) throw new SubscriptionNotFoundError(id);

@@ -1,7 +1,9 @@
+import type { SecretSealer } from '../crypto/secret-sealer';
 import type { PostResult } from './delivery-client';
 import type { DeliveryAttempt, DeliveryLog, DeliveryMessage, DeliveryRecord } from './delivery-log';
 import { nextRetryDelaySeconds, type RetryPolicy, retryAfterSeconds } from './retry-schedule';
 import { signedHeaders } from './signature';
+import { openSecretsInForce } from './signing-secrets';
 import type { Subscription, SubscriptionDirectory } from './subscription';
 
 /** What became of one received delivery message. */
@@ -28,6 +30,8 @@ export interface SenderDeps {
   readonly client: Poster;
   readonly retry: RetryPolicy;
   readonly clock: () => Date;
+  /** Opens the signing secrets, which are kept sealed. */
+  readonly sealer: SecretSealer;
   /** A subscription with no success for this long is disabled; default 5 days. */
   readonly disableAfterFailingDays?: number;
 }
@@ -110,11 +114,8 @@ export class WebhookSender {
     }
 
     const body = JSON.stringify(message.envelope);
-    const result = await this.deps.client.post(
-      subscription.url,
-      signedHeaders(subscription.signingSecrets, message.deliveryId, now, body),
-      body,
-    );
+    const secrets = await openSecretsInForce(this.deps.sealer, subscription, now);
+    const result = await this.deps.client.post(subscription.url, signedHeaders(secrets, message.deliveryId, now, body), body);
     const answer = result.kind === 'response' ? { httpStatus: result.status } : { error: result.error, errorMessage: result.message };
     const measured = { ...base, ...answer, durationMs: result.durationMs };
 

@@ -14,7 +14,7 @@ export function sign(key: Buffer, id: string, timestampSeconds: number, body: st
 }
 
 /** The secrets that sign at `now`: the newest, and the previous ones still within their grace. */
-export function signingSecretsAt(secrets: readonly SigningSecret[], now: Date): SigningSecret[] {
+export function signingSecretsAt<Secret extends { readonly expiresAt?: string }>(secrets: readonly Secret[], now: Date): Secret[] {
   const instant = now.toISOString();
   return secrets.filter((secret) => secret.expiresAt === undefined || secret.expiresAt > instant);
 }

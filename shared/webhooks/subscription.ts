@@ -4,11 +4,21 @@ import { randomBytes } from 'node:crypto';
 export type SubscriptionStatus = 'ACTIVE' | 'DISABLED';
 export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['ACTIVE', 'DISABLED'];
 
-/** A secret that signs deliveries; after a rotation the previous one signs beside it until it expires. */
+/**
+ * A secret that signs deliveries, as it is kept: sealed (shared/crypto/secret-sealer.ts), opened only
+ * where it signs or is shown. After a rotation the previous one signs beside the new until it expires.
+ */
+export interface SealedSigningSecret {
+  readonly sealed: string;
+  readonly createdAt: string;
+  /** ISO instant after which it no longer signs; absent on the newest secret. */
+  readonly expiresAt?: string;
+}
+
+/** The same secret opened: what signs a delivery. */
 export interface SigningSecret {
   readonly secret: string;
   readonly createdAt: string;
-  /** ISO instant after which it no longer signs; absent on the newest secret. */
   readonly expiresAt?: string;
 }
 
@@ -19,7 +29,7 @@ export interface Subscription {
   readonly url: string;
   readonly status: SubscriptionStatus;
   /** Newest last. */
-  readonly signingSecrets: readonly SigningSecret[];
+  readonly signingSecrets: readonly SealedSigningSecret[];
   readonly createdAt: string;
   readonly updatedAt: string;
   /** Why deliveries stopped, when the service disabled it (the endpoint answered 410, or kept failing). */
@@ -40,8 +50,12 @@ export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toSt
 export const generateSubscriptionId = (): string => `wh_${randomBytes(12).toString('base64url')}`;
 
 /** The secret that signs now: the newest. */
-export const currentSecret = (subscription: Subscription): SigningSecret =>
-  subscription.signingSecrets[subscription.signingSecrets.length - 1] as SigningSecret;
+export const currentSecret = (subscription: Subscription): SealedSigningSecret =>
+  subscription.signingSecrets[subscription.signingSecrets.length - 1] as SealedSigningSecret;
+
+/** What a subscription's secrets are sealed for: a sealed secret moved to another subscription does not open. */
+export const secretContext = (subscription: Pick<Subscription, 'clientId' | 'id'>): string =>
+  `webhook-signing-secret:${subscription.clientId}/${subscription.id}`;
 
 export class SubscriptionNotFoundError extends Error {
   constructor(readonly id: string) {
@@ -84,7 +98,7 @@ export interface SubscriptionStore {
   get(clientId: string, id: string): Promise<Subscription | undefined>;
   list(clientId: string, options: { limit: number; cursor?: string }): Promise<SubscriptionPage>;
   update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription>;
-  rotateSecret(clientId: string, id: string, next: SigningSecret, previousExpiresAt: string): Promise<Subscription>;
+  rotateSecret(clientId: string, id: string, next: SealedSigningSecret, previousExpiresAt: string): Promise<Subscription>;
   delete(clientId: string, id: string): Promise<void>;
 }
 

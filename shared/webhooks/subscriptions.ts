@@ -1,7 +1,8 @@
+import type { SecretSealer } from '../crypto/secret-sealer';
 import { displayNameProblem } from '../text/display-name';
 import { checkEndpointUrl, EndpointUrlError, type HostResolver, type UrlRule } from './endpoint-url';
+import { newSigningSecret, openCurrentSecret } from './signing-secrets';
 import {
-  generateSigningSecret,
   generateSubscriptionId,
   MAX_NAME_LENGTH,
   SECRET_GRACE_SECONDS,
@@ -34,6 +35,14 @@ export interface SubscriptionsDeps {
   readonly allowLoopback?: boolean;
   /** Destination ports a URL may name; default DEFAULT_DELIVERY_PORTS. */
   readonly ports?: readonly number[];
+  /** Seals signing secrets before they are kept, and opens one for an explicit read. */
+  readonly sealer: SecretSealer;
+}
+
+/** One subscription with its current signing secret in clear: the answer to an explicit read or change of it. */
+export interface RevealedSubscription {
+  readonly subscription: Subscription;
+  readonly signingSecret: string;
 }
 
 /** What a client asks for; every field unchecked. */
@@ -50,28 +59,36 @@ export interface SubscriptionRequest {
 export class Subscriptions {
   constructor(private readonly deps: SubscriptionsDeps) {}
 
-  async register(clientId: string, request: SubscriptionRequest): Promise<Subscription> {
+  async register(clientId: string, request: SubscriptionRequest): Promise<RevealedSubscription> {
     const name = nameOf(request.name);
     const url = await this.urlOf(request.url);
     const at = this.deps.clock().toISOString();
+    const id = generateSubscriptionId();
+    const { secret, kept } = await newSigningSecret(this.deps.sealer, { clientId, id }, at);
     const subscription: Subscription = {
-      id: generateSubscriptionId(),
+      id,
       clientId,
       name,
       url,
       status: 'ACTIVE',
-      signingSecrets: [{ secret: generateSigningSecret(), createdAt: at }],
+      signingSecrets: [kept],
       createdAt: at,
       updatedAt: at,
     };
     await this.deps.store.create(subscription);
-    return subscription;
+    return { subscription, signingSecret: secret };
   }
 
+  /** The subscription as kept, its secrets sealed: for checking that it is the client's. */
   async get(clientId: string, id: string): Promise<Subscription> {
     const subscription = await this.deps.store.get(clientId, id);
     if (!subscription) throw new SubscriptionNotFoundError(id);
     return subscription;
+  }
+
+  /** The subscription with its current secret opened: an explicit read. */
+  async reveal(clientId: string, id: string): Promise<RevealedSubscription> {
+    return this.revealed(await this.get(clientId, id));
   }
 
   list(clientId: string, options: { limit: number; cursor?: string }): Promise<SubscriptionPage> {
@@ -79,25 +96,30 @@ export class Subscriptions {
   }
 
   /** Changes the fields given; at least one must be. */
-  async change(clientId: string, id: string, request: SubscriptionRequest): Promise<Subscription> {
+  async change(clientId: string, id: string, request: SubscriptionRequest): Promise<RevealedSubscription> {
     const changes: { -readonly [K in keyof SubscriptionChanges]: SubscriptionChanges[K] } = {};
     if (request.name !== undefined) changes.name = nameOf(request.name);
     if (request.status !== undefined) changes.status = statusOf(request.status);
     if (request.url !== undefined) changes.url = await this.urlOf(request.url);
     if (Object.keys(changes).length === 0) throw new NothingToChangeError();
-    return this.deps.store.update(clientId, id, changes, this.deps.clock().toISOString());
+    return this.revealed(await this.deps.store.update(clientId, id, changes, this.deps.clock().toISOString()));
   }
 
   /** A new secret; the previous one keeps signing beside it for SECRET_GRACE_SECONDS. */
-  async rotateSecret(clientId: string, id: string): Promise<{ subscription: Subscription; previousExpiresAt: string }> {
+  async rotateSecret(clientId: string, id: string): Promise<RevealedSubscription & { previousExpiresAt: string }> {
     const at = this.deps.clock();
     const previousExpiresAt = new Date(at.getTime() + SECRET_GRACE_SECONDS * 1000).toISOString();
-    const next = { secret: generateSigningSecret(), createdAt: at.toISOString() };
-    return { subscription: await this.deps.store.rotateSecret(clientId, id, next, previousExpiresAt), previousExpiresAt };
+    const { secret, kept } = await newSigningSecret(this.deps.sealer, { clientId, id }, at.toISOString());
+    const subscription = await this.deps.store.rotateSecret(clientId, id, kept, previousExpiresAt);
+    return { subscription, signingSecret: secret, previousExpiresAt };
   }
 
   remove(clientId: string, id: string): Promise<void> {
     return this.deps.store.delete(clientId, id);
+  }
+
+  private async revealed(subscription: Subscription): Promise<RevealedSubscription> {
+    return { subscription, signingSecret: await openCurrentSecret(this.deps.sealer, subscription) };
   }
 
   private async urlOf(value: unknown): Promise<string> {

@@ -7,33 +7,32 @@ import { json } from '../http/responses';
 import type { HttpRequest, HttpResponse } from '../http/types';
 import { type Deliveries, TooManyManualSendsError } from './deliveries';
 import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
-import {
-  currentSecret,
-  InvalidSubscriptionCursorError,
-  type Subscription,
-  SubscriptionLimitError,
-  SubscriptionNotFoundError,
-} from './subscription';
-import { InvalidSubscriptionError, NothingToChangeError, type Subscriptions } from './subscriptions';
+import { InvalidSubscriptionCursorError, type Subscription, SubscriptionLimitError, SubscriptionNotFoundError } from './subscription';
+import { InvalidSubscriptionError, NothingToChangeError, type RevealedSubscription, type Subscriptions } from './subscriptions';
 
 export const WEBHOOKS_PATH = '/v1/webhooks';
 /** Every answer may hold a signing secret. */
 const NO_STORE = { 'cache-control': 'no-store' };
 
-/** What the API shows of a subscription: its current signing secret included, as the spec asks. */
-export function representationOf(subscription: Subscription) {
+/**
+ * What the API shows of a subscription. Its current signing secret, opened, is given for an explicit
+ * read or change of that one subscription, as the spec asks; a listing shows none.
+ */
+export function representationOf(subscription: Subscription, signingSecret?: string) {
   return {
     id: subscription.id,
     name: subscription.name,
     url: subscription.url,
     status: subscription.status,
-    signingSecret: currentSecret(subscription).secret,
+    ...(signingSecret === undefined ? {} : { signingSecret }),
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,
     disabledReason: subscription.disabledReason ?? null,
     failingSince: subscription.failingSince ?? null,
   };
 }
+
+const revealed = ({ subscription, signingSecret }: RevealedSubscription) => representationOf(subscription, signingSecret);
 
 /** One attempt in the delivery log; absent facts are null, so every item has the same fields. */
 export function attemptRepresentationOf(attempt: DeliveryAttempt) {
@@ -79,13 +78,13 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
   async function route(request: HttpRequest, clientId: string): Promise<HttpResponse> {
     const id = request.pathParameters.id;
     if (id === undefined && request.method === 'POST') {
-      const created = await subscriptions.register(clientId, jsonObjectBody(request, ['name', 'url']));
-      return json(201, representationOf(created), { ...NO_STORE, location: `${WEBHOOKS_PATH}/${created.id}` });
+      const { subscription, signingSecret } = await subscriptions.register(clientId, jsonObjectBody(request, ['name', 'url']));
+      return json(201, representationOf(subscription, signingSecret), { ...NO_STORE, location: `${WEBHOOKS_PATH}/${subscription.id}` });
     }
     if (id === undefined) {
       const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');
       const page = await subscriptions.list(clientId, { limit: limitParam(request.query), ...(cursor === undefined ? {} : { cursor }) });
-      return json(200, { items: page.items.map(representationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
+      return json(200, { items: page.items.map((item) => representationOf(item)), nextCursor: page.nextCursor ?? null }, NO_STORE);
     }
     // What follows /v1/webhooks/{id}: '' or a sub-resource such as /rotate-secret.
     const underId = request.path.slice(WEBHOOKS_PATH.length + 1);
@@ -93,13 +92,9 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
     if (action !== '') return subresource(request, clientId, id, action);
     switch (request.method) {
       case 'GET':
-        return json(200, representationOf(await subscriptions.get(clientId, id)), NO_STORE);
+        return json(200, revealed(await subscriptions.reveal(clientId, id)), NO_STORE);
       case 'PATCH':
-        return json(
-          200,
-          representationOf(await subscriptions.change(clientId, id, jsonObjectBody(request, ['name', 'url', 'status']))),
-          NO_STORE,
-        );
+        return json(200, revealed(await subscriptions.change(clientId, id, jsonObjectBody(request, ['name', 'url', 'status']))), NO_STORE);
       case 'DELETE':
         await subscriptions.remove(clientId, id);
         return { status: 204, headers: NO_STORE };
@@ -110,8 +105,8 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
 
   async function subresource(request: HttpRequest, clientId: string, id: string, action: string): Promise<HttpResponse> {
     if (request.method === 'POST' && action === '/rotate-secret') {
-      const { subscription, previousExpiresAt } = await subscriptions.rotateSecret(clientId, id);
-      return json(200, { ...representationOf(subscription), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
+      const { previousExpiresAt, ...rotated } = await subscriptions.rotateSecret(clientId, id);
+      return json(200, { ...revealed(rotated), previousSigningSecretExpiresAt: previousExpiresAt }, NO_STORE);
     }
     if (request.method === 'POST' && action === '/test') {
       const { deliveryId, event } = await deliveries.sendTest(clientId, id);

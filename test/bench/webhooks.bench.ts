@@ -25,9 +25,10 @@ import { FanOut } from '../../shared/webhooks/fan-out';
 import { RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
 import { WebhookSender } from '../../shared/webhooks/sender';
 import { secretKey, sign, signedHeaders } from '../../shared/webhooks/signature';
+import { openSecretsInForce } from '../../shared/webhooks/signing-secrets';
 import { generateSigningSecret } from '../../shared/webhooks/subscription';
 import { profileContent } from '../support/profile-fixture';
-import { subscriptionFixture } from '../support/subscription-fixture';
+import { fixtureSealer, subscriptionFixture } from '../support/subscription-fixture';
 import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import type { BenchContext } from './support/context';
 import { summarize } from './support/stats';
@@ -48,7 +49,14 @@ const body = JSON.stringify({
 /** The sender as the function builds it, reaching the loopback receiver. */
 function benchSender(subscriptions: DynamoSubscriptionStore, log: DynamoDeliveryLog) {
   const client = new DeliveryClient({ allowLoopback: true });
-  const sender = new WebhookSender({ subscriptions, log, client, retry: { delaysSeconds: RETRY_DELAYS_SECONDS }, clock: () => new Date() });
+  const sender = new WebhookSender({
+    subscriptions,
+    log,
+    client,
+    retry: { delaysSeconds: RETRY_DELAYS_SECONDS },
+    clock: () => new Date(),
+    sealer: fixtureSealer,
+  });
   return { client, sender };
 }
 
@@ -80,7 +88,7 @@ async function sending(context: BenchContext, receiver: WebhookReceiver): Promis
   const count = context.scale === 'full' ? 5000 : 1500;
   const { doc, names } = await context.createTables([webhooksTable, deliveriesTable]);
   const subscriptions = new DynamoSubscriptionStore(doc, names.webhooks as string);
-  const subscription = subscriptionFixture({ clientId: 'cli_bench', name: 'bench', url: `${receiver.url}/send` });
+  const subscription = await subscriptionFixture({ clientId: 'cli_bench', name: 'bench', url: `${receiver.url}/send` });
   await subscriptions.create(subscription);
   const { client, sender } = benchSender(subscriptions, new DynamoDeliveryLog(doc, names.deliveries as string));
   const bare = new Agent({ connections: 16 });
@@ -94,7 +102,7 @@ async function sending(context: BenchContext, receiver: WebhookReceiver): Promis
       envelope: event,
     };
   };
-  const bareHeaders = signedHeaders(subscription.signingSecrets, 'msg_bare', new Date(), body);
+  const bareHeaders = signedHeaders(await openSecretsInForce(fixtureSealer, subscription, new Date()), 'msg_bare', new Date(), body);
 
   // One unit of concurrency is one sender instance handling one SQS batch of 10 at a time, as the
   // Lambda does; the bare baseline POSTs the same 10 at once and waits for all of them.

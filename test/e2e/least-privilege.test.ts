@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { functions, queueActionsOf } from '../../infra/catalogue';
+import { functions, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../../infra/catalogue';
 import { localFunctionFromSpec } from '../../infra/local/functions';
-import { CALL_LOG_VARIABLE, type LoggedCall } from '../../infra/local/grants';
+import { CALL_LOG_VARIABLE, type LoggedCall, WEBHOOK_SECRETS_RESOURCE } from '../../infra/local/grants';
 import { repositoryRoot } from '../../infra/local/paths';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
@@ -180,6 +180,9 @@ describe('every function, driven through its paths', () => {
 
     const created = await send('POST', 'webhooks', { name: 'From the workspace', url: `${receiver.url}/workspace` });
     expect(created.status).toBe(201);
+    // Each function opens a secret the other sealed, under a data key it did not make: KMS Decrypt.
+    expect((await send('GET', `webhooks/${subscription.id}`)).body.signingSecret).toMatch(/^whsec_/);
+    expect((await api(`/v1/webhooks/${created.body.id}`)).body.signingSecret).toBe(created.body.signingSecret);
     const hook = `webhooks/${created.body.id}`;
     expect((await send('GET', 'webhooks')).status).toBe(200);
     expect((await send('GET', hook)).status).toBe(200);
@@ -252,6 +255,9 @@ function grantedToCode(id: string): string[] {
   for (const grant of spec.tables) {
     for (const action of grant.access.actions) granted.add(callKey('dynamodb', grant.table.id, action));
     for (const index of grant.access.queryIndexes ?? []) granted.add(callKey('dynamodb', `${grant.table.id}/index/${index}`, 'Query'));
+  }
+  for (const action of spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets] : []) {
+    granted.add(callKey('kms', WEBHOOK_SECRETS_RESOURCE, action.replace(/^kms:/, '')));
   }
   for (const [queueId, { actions }] of queueActionsOf(spec)) {
     for (const action of actions) {

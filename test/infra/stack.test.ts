@@ -468,6 +468,33 @@ describe('BureauStack', () => {
     });
   });
 
+  it('seals webhook signing secrets under a KMS key of their own, rotating and kept, and lets each function do only its part', () => {
+    const key = synth.stack.webhookSecretsKey.key;
+    const arn = { 'Fn::GetAtt': [synth.logicalId(key), 'Arn'] };
+    const resources = synth.template.toJSON().Resources as Record<string, { Type: string; Properties: Loose; DeletionPolicy?: string }>;
+    const keyResource = resources[synth.logicalId(key)];
+    const onKey = (fn: string) => synth.statementsOf(fn).filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(arn));
+
+    expect(keyResource?.Properties.EnableKeyRotation).toBe(true);
+    expect(keyResource?.DeletionPolicy).toBe('Retain');
+    for (const spec of catalogue) {
+      const statements = onKey(spec.id);
+      const actions = statements.flatMap((statement) => asList(statement.Action)).sort();
+      expect(actions, spec.id).toEqual(
+        spec.webhookSecrets === 'seal' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : spec.webhookSecrets === 'open' ? ['kms:Decrypt'] : [],
+      );
+      for (const statement of statements) {
+        expect(statement.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'bureau-webhook-signing-secrets' } });
+      }
+      expect(synth.environmentOf(spec.id).WEBHOOK_SECRETS_KEY_ID, spec.id).toEqual(spec.webhookSecrets ? arn : undefined);
+    }
+    expect(catalogue.filter((spec) => spec.webhookSecrets).map((spec) => `${spec.id}:${spec.webhookSecrets}`)).toEqual([
+      'webhooks:seal',
+      'workspace:seal',
+      'sender:open',
+    ]);
+  });
+
   it('encrypts the signing key with its own rotating KMS key', () => {
     const keyId = synth.logicalId(synth.stack.signingKey.key);
     synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });

@@ -7,6 +7,7 @@ import { type FunctionSpec, functions } from '../../infra/catalogue';
 import { localFunctionEnvironment } from '../../infra/local/function-environment';
 import { LocalFunction, localFunctionFromSpec } from '../../infra/local/functions';
 import { ensureLocalSigningKeys } from '../../infra/local/key-file';
+import { type LocalKms, startLocalKms } from '../../infra/local/kms';
 import { repositoryRoot } from '../../infra/local/paths';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../infra/local/secrets-manager';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
@@ -17,6 +18,7 @@ let tables: TestTables;
 let keyDir: string;
 let keyFile: string;
 let secretsManager: LocalSecretsManager;
+let kms: LocalKms;
 const started: LocalFunction[] = [];
 
 beforeAll(async () => {
@@ -25,11 +27,13 @@ beforeAll(async () => {
   keyFile = join(keyDir, 'signing-keys.json');
   await ensureLocalSigningKeys({ file: keyFile, doc: tables.doc, tableName: tables.names.clients as string });
   secretsManager = await startLocalSecretsManager({ signingKeyFile: keyFile });
+  kms = await startLocalKms({ keyFile: join(keyDir, 'webhook-secrets-key') });
 });
 
 afterAll(async () => {
   await Promise.all(started.map((fn) => fn.stop()));
   await secretsManager?.stop();
+  await kms?.stop();
   rmSync(keyDir, { recursive: true, force: true });
 });
 
@@ -41,6 +45,7 @@ function deployed(id: string, settings: Record<string, string> = {}): LocalFunct
     tables: tables.names,
     queues: {},
     secretsManagerEndpoint: secretsManager.endpoint,
+    kmsEndpoint: kms.endpoint,
     settings,
   });
   const fn = localFunctionFromSpec(spec, { root: repositoryRoot, environment });

@@ -6,10 +6,10 @@ import { JsonQueue } from '../../../shared/queues/sqs';
 import { Deliveries } from '../../../shared/webhooks/deliveries';
 import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
-import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
-import { signingSecretsAt } from '../../../shared/webhooks/signature';
+import { DynamoSubscriptionStore, subscriptionOf } from '../../../shared/webhooks/dynamo-subscription-store';
+import { openSecretsInForce } from '../../../shared/webhooks/signing-secrets';
 import type { Subscription } from '../../../shared/webhooks/subscription';
-import { Subscriptions } from '../../../shared/webhooks/subscriptions';
+import { type RevealedSubscription, Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { systemResolver } from '../../../shared/webhooks/system-resolver';
 import { attemptRepresentationOf, representationOf } from '../../../shared/webhooks/webhooks-endpoint';
 import { redrive } from '../../operations/queues/redrive';
@@ -30,6 +30,7 @@ function subscriptionsIn(context: CliContext, target: Target): Subscriptions {
     resolve: context.resolveHost ?? systemResolver,
     clock: () => new Date(),
     allowLoopback: target.loopbackReceivers,
+    sealer: target.sealer,
   });
 }
 
@@ -69,8 +70,13 @@ function statusOption(text: string): number {
   return Number(text);
 }
 
-function print(context: CliContext, subscription: Subscription, json: boolean | undefined, extra: Record<string, string> = {}): void {
-  const shown = { ...representationOf(subscription), ...extra };
+function print(
+  context: CliContext,
+  { subscription, signingSecret }: RevealedSubscription,
+  json: boolean | undefined,
+  extra: Record<string, string> = {},
+): void {
+  const shown = { ...representationOf(subscription, signingSecret), ...extra };
   if (json) {
     context.io.out(JSON.stringify(shown, null, 2));
     return;
@@ -140,7 +146,7 @@ Examples:
     .argument('<id>', 'the subscription')
     .option('--json', 'print JSON')
     .action(async (id: string, options: { client: string; json?: boolean }) => {
-      print(context, await (await subscriptionsOf(context)).get(options.client, id), options.json);
+      print(context, await (await subscriptionsOf(context)).reveal(options.client, id), options.json);
     });
 
   withClient(webhooks.command('update').description("change a subscription's name, URL or status"))
@@ -158,8 +164,8 @@ Examples:
     .argument('<id>', 'the subscription')
     .option('--json', 'print JSON')
     .action(async (id: string, options: { client: string; json?: boolean }) => {
-      const { subscription, previousExpiresAt } = await (await subscriptionsOf(context)).rotateSecret(options.client, id);
-      print(context, subscription, options.json, { previousSigningSecretExpiresAt: previousExpiresAt });
+      const { previousExpiresAt, ...rotated } = await (await subscriptionsOf(context)).rotateSecret(options.client, id);
+      print(context, rotated, options.json, { previousSigningSecretExpiresAt: previousExpiresAt });
     });
 
   withClient(webhooks.command('delete').description('delete a subscription'))
@@ -260,12 +266,16 @@ Then register it for a client (the local runtime accepts loopback receivers over
               ExpressionAttributeValues: { ':prefix': prefix },
             }),
           );
-          return ((result.Items ?? []) as Subscription[]).flatMap((subscription) =>
-            signingSecretsAt(subscription.signingSecrets, new Date()).map((secret) => ({
-              subscriptionId: subscription.id,
-              secret: secret.secret,
-            })),
+          const subscriptions = (result.Items ?? []).map((item) => subscriptionOf(item as Parameters<typeof subscriptionOf>[0]));
+          const opened = await Promise.all(
+            subscriptions.map(async (subscription) =>
+              (await openSecretsInForce(target.sealer, subscription, new Date())).map(({ secret }) => ({
+                subscriptionId: subscription.id,
+                secret,
+              })),
+            ),
           );
+          return opened.flat();
         },
       });
       context.io.out(`Listening on ${listener.url}/webhooks (answering ${options.status}); Ctrl-C stops.`);

@@ -10,6 +10,9 @@ import { run } from '../../../infra/cli/main';
 import { resolveLocalTarget, resolveStackTarget, TargetError } from '../../../infra/cli/target';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 interface Outcome {
   code: number;
@@ -41,6 +44,7 @@ function testTarget(tables: TestTables) {
         deliveries: tables.names.deliveries ?? '',
         workspace: tables.names.workspace ?? '',
       },
+      sealer,
       loopbackReceivers: false,
       description: 'test tables',
       close: async () => {
@@ -247,6 +251,7 @@ describe('bureau clients', () => {
         deliveries: 'no-such-table',
         workspace: 'no-such-table',
       },
+      sealer,
       loopbackReceivers: false,
       description: 'broken',
       close: async () => {},

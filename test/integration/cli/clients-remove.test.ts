@@ -7,6 +7,9 @@ import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 let tables: TestTables;
 let registry: DynamoClientRegistry;
@@ -30,6 +33,7 @@ const target: TargetFactory = async () =>
       deliveries: 'unused',
       workspace: 'unused',
     },
+    sealer,
     loopbackReceivers: false,
     description: 'the test deployment',
     close: async () => {},
@@ -45,7 +49,7 @@ async function bureau(...argv: string[]) {
 let nextCompany = 20_000_000;
 async function clientWithData(subscriptionCount: number, watchCount: number): Promise<string> {
   const { clientId } = (await registry.create({ name: 'Leaving Ltd' })).client;
-  const subscriptions = new Subscriptions({ store, resolve: async () => ['93.184.215.14'], clock: () => new Date() });
+  const subscriptions = new Subscriptions({ store, resolve: async () => ['93.184.215.14'], clock: () => new Date(), sealer });
   for (let i = 0; i < subscriptionCount; i++)
     await subscriptions.register(clientId, { name: `Hook ${i}`, url: `https://hooks.example.com/${i}` });
   for (let i = 0; i < watchCount; i++) await watches.recordWatch(clientId, 'GB', String(nextCompany++), new Date().toISOString());

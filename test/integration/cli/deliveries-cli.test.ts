@@ -11,6 +11,9 @@ import { companiesTable, deliveriesTable, webhooksTable } from '../../../shared/
 import { generateSigningSecret } from '../../../shared/webhooks/subscription';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 let tables: TestTables;
 let local: LocalSqs;
@@ -54,6 +57,7 @@ const target =
         workspace: 'unused',
       },
       ...(options.withQueues ? { queues: { sqs, ...queues } } : {}),
+      sealer,
       loopbackReceivers: options.loopback,
       description: 'the test runtime',
       close: async () => {},

@@ -11,6 +11,9 @@ import { SecretsManagerKeySetVault } from '../../../shared/auth/secrets-manager-
 import { type KeySetVault, publicJwks, rotateKeySet } from '../../../shared/auth/signing-keys';
 import { clientsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 let tables: TestTables;
 let workDir: string;
@@ -34,6 +37,7 @@ const targetOver =
         workspace: 'unused',
       },
       ...(signingKeys ? { signingKeys } : {}),
+      sealer,
       loopbackReceivers: false,
       description: 'the test deployment',
       close: async () => {},

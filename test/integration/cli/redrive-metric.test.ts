@@ -7,6 +7,9 @@ import type { MetricSender } from '../../../infra/cli/redrive-metric';
 import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
 import { ensureQueue } from '../../../infra/local/queues';
 import { OperatorMetric } from '../../../shared/observability/metrics';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 let local: LocalSqs;
 let sqs: SQSClient;
@@ -81,6 +84,7 @@ function stackTarget(cloudWatch: MetricSender | undefined, client: SQSClient = s
     tables: { clients: 'unused', companies: 'unused', watches: 'unused', webhooks: 'unused', deliveries: 'unused', workspace: 'unused' },
     queues: { sqs: client, ...queues },
     ...(cloudWatch ? { cloudWatch } : {}),
+    sealer,
     loopbackReceivers: !cloudWatch,
     description: cloudWatch ? 'stack Test' : 'the test runtime',
     close: async () => {},

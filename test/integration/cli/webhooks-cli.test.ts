@@ -3,6 +3,9 @@ import type { Target, TargetFactory } from '../../../infra/cli/context';
 import { run } from '../../../infra/cli/main';
 import { webhooksTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 let tables: TestTables;
 beforeAll(async () => {
@@ -20,6 +23,7 @@ const target: TargetFactory = async () =>
       deliveries: 'unused',
       workspace: 'unused',
     },
+    sealer,
     loopbackReceivers: false,
     description: 'the test tables',
     close: async () => {},

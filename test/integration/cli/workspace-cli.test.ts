@@ -5,6 +5,9 @@ import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registr
 import { clientsTable, workspaceTable } from '../../../shared/storage/tables';
 import { DynamoWorkspaceStore } from '../../../shared/workspace/dynamo-workspace-store';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 let tables: TestTables;
 let clientId: string;
@@ -26,6 +29,7 @@ const target =
         deliveries: 'unused',
         workspace: tables.names.workspace as string,
       },
+      sealer,
       loopbackReceivers: false,
       ...(workspaceOrigin ? { workspaceOrigin } : {}),
       description: 'the test deployment',

@@ -9,6 +9,9 @@ import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-sto
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
+import { testSealer } from '../../support/sealer';
+
+const sealer = testSealer();
 
 const workDir = mkdtempSync(join(tmpdir(), 'bureau-import-cli-'));
 let tables: TestTables;
@@ -29,6 +32,7 @@ const target: TargetFactory = async () => ({
     deliveries: 'unused',
     workspace: 'unused',
   },
+  sealer,
   loopbackReceivers: false,
   description: 'the test tables',
   close: async () => {},

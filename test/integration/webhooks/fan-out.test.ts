@@ -37,7 +37,7 @@ const event: WebhookEnvelope = {
 };
 
 async function subscribe(clientId: string, status: 'ACTIVE' | 'DISABLED' = 'ACTIVE'): Promise<void> {
-  const created = subscriptionFixture({ clientId, url: 'https://hooks.example.com/' });
+  const created = await subscriptionFixture({ clientId, url: 'https://hooks.example.com/' });
   const { id } = created;
   const at = created.createdAt;
   await subscriptions.create(created);
@@ -147,8 +147,8 @@ describe('fanning out one change', () => {
   });
 
   it('brings subscriptions written before the active sets existed into them, once re-indexed', async () => {
-    const legacy = subscriptionFixture({ clientId: 'client-legacy', url: 'https://hooks.example.com/' });
-    const paused = { ...subscriptionFixture({ clientId: 'client-legacy', url: 'https://hooks.example.com/' }), status: 'DISABLED' };
+    const legacy = await subscriptionFixture({ clientId: 'client-legacy', url: 'https://hooks.example.com/' });
+    const paused = { ...(await subscriptionFixture({ clientId: 'client-legacy', url: 'https://hooks.example.com/' })), status: 'DISABLED' };
     for (const item of [legacy, paused]) {
       await tables.doc.send(
         new PutCommand({

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
 import { LocalFunction } from '../../../infra/local/functions';
+import { LOCAL_WEBHOOK_SECRETS_KEY_ID, LocalDataKeys, type LocalKms, LocalKmsKey, startLocalKms } from '../../../infra/local/kms';
 import { repositoryRoot } from '../../../infra/local/paths';
 import { ensureQueue } from '../../../infra/local/queues';
 import { createSqsPoller, type SqsPoller } from '../../../infra/local/sqs-poller';
+import { EnvelopeSealer, type SecretSealer } from '../../../shared/crypto/secret-sealer';
 import { JsonQueue } from '../../../shared/queues/sqs';
 import { deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
 import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
@@ -25,9 +30,11 @@ let sender: LocalFunction;
 let poller: SqsPoller;
 let queueUrl: string;
 let store: DynamoSubscriptionStore;
+let kms: LocalKms;
+let sealer: SecretSealer;
 
 async function subscription(path: string): Promise<Subscription> {
-  const created = subscriptionFixture({ clientId: 'client-crash', name: path, url: `${receiver.url}${path}` });
+  const created = await subscriptionFixture({ clientId: 'client-crash', name: path, url: `${receiver.url}${path}`, sealer });
   await store.create(created);
   return created;
 }
@@ -46,6 +53,10 @@ beforeAll(async () => {
   local = await startLocalSqs();
   sqs = createSqsClient(local.endpoint);
   receiver = await startWebhookReceiver();
+  // The sender opens the secrets through the KMS stand-in, under the key the fixtures seal with.
+  const keyFile = join(mkdtempSync(join(tmpdir(), 'bureau-kms-')), 'key');
+  kms = await startLocalKms({ keyFile });
+  sealer = new EnvelopeSealer(new LocalDataKeys(new LocalKmsKey(keyFile)));
   store = new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string);
   const queue = await ensureQueue(sqs, { name: `deliveries-${randomUUID().slice(0, 8)}`, visibilityTimeoutSeconds: 2 });
   queueUrl = queue.queueUrl;
@@ -62,6 +73,8 @@ beforeAll(async () => {
       AWS_SECRET_ACCESS_KEY: 'local',
       DYNAMODB_ENDPOINT: tables.env.DYNAMODB_ENDPOINT as string,
       SQS_ENDPOINT: local.endpoint,
+      KMS_ENDPOINT: kms.endpoint,
+      WEBHOOK_SECRETS_KEY_ID: LOCAL_WEBHOOK_SECRETS_KEY_ID,
       WEBHOOKS_TABLE: tables.names.webhooks as string,
       DELIVERIES_TABLE: tables.names.deliveries as string,
       DELIVERIES_QUEUE_URL: queueUrl,
@@ -85,6 +98,7 @@ afterAll(async () => {
   await receiver?.stop();
   sqs?.destroy();
   await local?.stop();
+  await kms?.stop();
 });
 
 describe('a sender that dies mid-batch', () => {

@@ -10,7 +10,7 @@ import { WebhookSender } from '../../../shared/webhooks/sender';
 import type { Subscription } from '../../../shared/webhooks/subscription';
 import { presentMinuteMs } from '../../support/clock';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { subscriptionFixture } from '../../support/subscription-fixture';
+import { fixtureSealer, subscriptionFixture } from '../../support/subscription-fixture';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 let tables: TestTables;
@@ -42,10 +42,11 @@ const sender = () =>
     client,
     retry: { delaysSeconds: RETRY_DELAYS_SECONDS, random: () => 0.5 },
     clock: () => now,
+    sealer: fixtureSealer,
   });
 
 async function subscription(path: string): Promise<Subscription> {
-  const created = subscriptionFixture({ clientId: 'cli-sender', name: path, url: `${receiver.url}${path}`, at: now });
+  const created = await subscriptionFixture({ clientId: 'cli-sender', name: path, url: `${receiver.url}${path}`, at: now });
   await store.create(created);
   return created;
 }

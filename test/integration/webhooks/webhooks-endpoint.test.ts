@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
 import type { Principal } from '../../../shared/auth/tokens';
@@ -13,10 +14,12 @@ import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../../shared/webhooks/subscript
 import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { createWebhooksEndpoint } from '../../../shared/webhooks/webhooks-endpoint';
 import { presentMinuteMs } from '../../support/clock';
-import { createTestTables } from '../../support/dynamo';
+import { createTestTables, type TestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
+import { testSealer } from '../../support/sealer';
 
 let endpoint: ReturnType<typeof createWebhooksEndpoint>;
+let tables: TestTables;
 let log: DynamoDeliveryLog;
 const start = presentMinuteMs();
 const at = (offsetMs: number) => new Date(start + offsetMs);
@@ -25,12 +28,13 @@ let now = at(0);
 const queued: DeliveryMessage[] = [];
 
 beforeAll(async () => {
-  const tables = await createTestTables([webhooksTable, deliveriesTable, clientsTable]);
+  tables = await createTestTables([webhooksTable, deliveriesTable, clientsTable]);
   const subscriptions = new Subscriptions({
     store: new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string),
     resolve: async (hostname) =>
       hostname === 'hooks.example.com' ? ['93.184.215.14'] : hostname === 'intranet.example.com' ? ['10.0.0.5'] : [],
     clock: () => now,
+    sealer: testSealer(),
   });
   log = new DynamoDeliveryLog(tables.doc, tables.names.deliveries as string, () => now);
   const deliveries = new Deliveries({
@@ -97,6 +101,55 @@ describe('webhook subscriptions', () => {
     });
     expect(Buffer.from((bodyOf(created).signingSecret as string).slice(6), 'base64')).toHaveLength(32);
     expect(read.body).toEqual(created.body);
+  });
+
+  it('keep their signing secret sealed at rest, show it on an explicit read, and never in a listing', async () => {
+    const created = bodyOf(await register('client-sealed'));
+    const id = created.id as string;
+    const secret = created.signingSecret as string;
+
+    const stored = await tables.doc.send(
+      new GetCommand({ TableName: tables.names.webhooks as string, Key: { pk: 'CLIENT#client-sealed', sk: `WEBHOOK#${id}` } }),
+    );
+    const listed = await call('client-sealed', 'GET', '/v1/webhooks');
+    const read = await call('client-sealed', 'GET', `/v1/webhooks/${id}`, undefined, { id });
+
+    expect(JSON.stringify(stored.Item)).not.toContain(secret.slice(6, 30));
+    expect(stored.Item?.signingSecrets).toEqual([{ sealed: expect.stringMatching(/^v1\./), createdAt: expect.any(String) }]);
+    expect(bodyOf(listed).items).toEqual([expect.not.objectContaining({ signingSecret: expect.anything() })]);
+    expect(bodyOf(read).signingSecret).toBe(secret);
+  });
+
+  it('written with the secret in clear by an earlier version still show it, and seal it from the next rotation on', async () => {
+    const legacySecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=';
+    const id = 'wh_LegacyLegacyLega';
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.webhooks as string,
+        Item: {
+          pk: 'CLIENT#client-legacy',
+          sk: `WEBHOOK#${id}`,
+          id,
+          clientId: 'client-legacy',
+          name: 'Old',
+          url: 'https://hooks.example.com/old',
+          status: 'ACTIVE',
+          signingSecrets: [{ secret: legacySecret, createdAt: now.toISOString() }],
+          createdAt: now.toISOString(),
+          updatedAt: now.toISOString(),
+        },
+      }),
+    );
+
+    const read = await call('client-legacy', 'GET', `/v1/webhooks/${id}`, undefined, { id });
+    const rotated = await call('client-legacy', 'POST', `/v1/webhooks/${id}/rotate-secret`, undefined, { id });
+    const stored = await tables.doc.send(
+      new GetCommand({ TableName: tables.names.webhooks as string, Key: { pk: 'CLIENT#client-legacy', sk: `WEBHOOK#${id}` } }),
+    );
+
+    expect(bodyOf(read).signingSecret).toBe(legacySecret);
+    expect(bodyOf(rotated).signingSecret).not.toBe(legacySecret);
+    expect((stored.Item as { signingSecrets: { sealed: string }[] }).signingSecrets.at(-1)?.sealed).toMatch(/^v1\./);
   });
 
   it('are listed page by page, each client seeing only its own', async () => {

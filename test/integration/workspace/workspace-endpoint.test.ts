@@ -21,6 +21,7 @@ import { presentMinuteMs } from '../../support/clock';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
 import { profileContent } from '../../support/profile-fixture';
+import { testSealer } from '../../support/sealer';
 import { type Assertion, SoftwareAuthenticator } from '../../support/software-authenticator';
 
 const ORIGIN = 'https://workspace.bureau.example';
@@ -54,6 +55,7 @@ beforeAll(async () => {
     store: new DynamoSubscriptionStore(tables.doc, names.webhooks as string),
     resolve: async () => ['93.184.215.14'],
     clock: () => new Date(nowMs),
+    sealer: testSealer(),
   });
   const deliveries = new Deliveries({
     subscriptions,

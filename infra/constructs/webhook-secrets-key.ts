@@ -1,0 +1,40 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { ENCRYPTION_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/kms-data-keys';
+import { WEBHOOK_SECRETS_ACTIONS, type WebhookSecretsAccess } from '../catalogue';
+
+/**
+ * The KMS key under which webhook signing secrets are envelope-encrypted at rest. Kept when the stack
+ * is deleted (RETAIN): without it, no kept secret could be opened again. Rotated yearly by KMS.
+ */
+export class WebhookSecretsKey extends Construct {
+  readonly key: Key;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.key = new Key(this, 'Key', {
+      description: 'Bureau: envelope encryption of webhook signing secrets',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /** The function's key variable, and exactly the actions it needs, only for data keys of this purpose. */
+  grant(fn: LambdaFunction, access: WebhookSecretsAccess): void {
+    fn.addEnvironment(WEBHOOK_SECRETS_KEY_VARIABLE, this.key.keyArn);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...WEBHOOK_SECRETS_ACTIONS[access]],
+        resources: [this.key.keyArn],
+        conditions: {
+          StringEquals: Object.fromEntries(
+            Object.entries(ENCRYPTION_CONTEXT).map(([name, value]) => [`kms:EncryptionContext:${name}`, value]),
+          ),
+        },
+      }),
+    );
+  }
+}
