@@ -2,12 +2,11 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../../shared/observability/logger';
 import { observed } from '../../shared/observability/middleware';
-import { deliveriesQueue, type FanoutTask, fanoutQueue, queueUrl } from '../../shared/queues/queues';
+import { type DeliveryMessage, deliveriesQueue, type FanoutTask, fanoutQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { tableName, watchesTable, webhooksTable } from '../../shared/storage/tables';
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
-import type { DeliveryMessage } from '../../shared/webhooks/delivery-log';
 import { DynamoSubscriptionStore } from '../../shared/webhooks/dynamo-subscription-store';
 import { FanOut } from '../../shared/webhooks/fan-out';
 

@@ -44,6 +44,16 @@ export const fanoutQueue: QueueDefinition = {
   deadLetter: { maxReceiveCount: 5, retentionSeconds: FOURTEEN_DAYS, envVar: 'FANOUT_DLQ_URL' },
 };
 
+/** A deliveries queue message: one event for one subscription, as the fan-out queues it and the sender receives it. */
+export interface DeliveryMessage {
+  readonly deliveryId: string;
+  readonly clientId: string;
+  readonly subscriptionId: string;
+  readonly envelope: WebhookEnvelope;
+  /** Sent again on request: delivered even if an earlier attempt succeeded. */
+  readonly manual?: boolean;
+}
+
 /**
  * One message per delivery (event × subscription). The sender retries through visibility on the
  * retry schedule; retention outlasts the whole schedule (about three days) with room to spare.

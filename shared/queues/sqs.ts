@@ -57,6 +57,15 @@ export class JsonQueue<T> {
 }
 
 /** Makes a received message visible again after `seconds`: how the sender schedules a retry. */
-export async function delayRedelivery(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
-  await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
+export class SqsRedeliveryQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async redeliverIn(receiptHandle: string, seconds: number): Promise<void> {
+    await this.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: this.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
+    );
+  }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RateLimiter, RateLimitResult } from '../auth/rate-limit';
-import type { TaskQueue } from '../queues/queues';
-import { type AttemptPage, type DeliveryLog, type DeliveryMessage, DeliveryNotFoundError } from './delivery-log';
+import type { DeliveryMessage, TaskQueue } from '../queues/queues';
+import { type AttemptPage, type DeliveryLog, DeliveryNotFoundError } from './delivery-log';
 import { deliveryIdOf, testEvent, type WebhookEnvelope } from './events';
 import type { Subscriptions } from './subscriptions';
 

@@ -1,15 +1,5 @@
 import type { WebhookEnvelope } from './events';
 
-/** One event for one subscription: what the fan-out queues and the sender receives. */
-export interface DeliveryMessage {
-  readonly deliveryId: string;
-  readonly clientId: string;
-  readonly subscriptionId: string;
-  readonly envelope: WebhookEnvelope;
-  /** Sent again on request: delivered even if an earlier attempt succeeded. */
-  readonly manual?: boolean;
-}
-
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
 
 /** Why an attempt did not deliver, when no HTTP status says it. */

@@ -1,7 +1,6 @@
 import type { Jurisdiction } from '../companies/profile';
-import type { FanoutTask, TaskQueue } from '../queues/queues';
+import type { DeliveryMessage, FanoutTask, TaskQueue } from '../queues/queues';
 import type { WatcherLookup } from '../watches/watch-store';
-import type { DeliveryMessage } from './delivery-log';
 import { deliveryIdOf } from './events';
 import type { SubscriptionDirectory } from './subscription';
 

@@ -1,6 +1,7 @@
 import type { SecretSealer } from '../crypto/secret-sealer';
+import type { DeliveryMessage } from '../queues/queues';
 import type { PostResult } from './delivery-client';
-import type { DeliveryAttempt, DeliveryLog, DeliveryMessage, DeliveryRecord } from './delivery-log';
+import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from './delivery-log';
 import { nextRetryDelaySeconds, type RetryPolicy, retryAfterSeconds } from './retry-schedule';
 import { signedHeaders } from './signature';
 import { openSecretsInForce } from './signing-secrets';

@@ -1,10 +1,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isWellFormedClientId } from '../../../shared/auth/client-registry';
-import { deliveriesQueue, fanoutQueue } from '../../../shared/queues/queues';
+import { type DeliveryMessage, deliveriesQueue, fanoutQueue } from '../../../shared/queues/queues';
 import { JsonQueue } from '../../../shared/queues/sqs';
 import { Deliveries } from '../../../shared/webhooks/deliveries';
-import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore, subscriptionOf } from '../../../shared/webhooks/dynamo-subscription-store';
 import { openSecretsInForce } from '../../../shared/webhooks/signing-secrets';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryMessage } from '../../../shared/queues/queues';
 import { deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
 import { DeliveryClient } from '../../../shared/webhooks/delivery-client';
-import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FanoutTask, TaskQueue } from '../../../shared/queues/queues';
+import type { DeliveryMessage, FanoutTask, TaskQueue } from '../../../shared/queues/queues';
 import type { WatcherLookup } from '../../../shared/watches/watch-store';
-import type { DeliveryMessage } from '../../../shared/webhooks/delivery-log';
 import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
 import { FanOut } from '../../../shared/webhooks/fan-out';
 

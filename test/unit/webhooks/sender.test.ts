@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import type { SecretSealer } from '../../../shared/crypto/secret-sealer';
+import type { DeliveryMessage } from '../../../shared/queues/queues';
+import type { PostResult } from '../../../shared/webhooks/delivery-client';
+import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../../../shared/webhooks/delivery-log';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
+import { type SendOutcome, WebhookSender } from '../../../shared/webhooks/sender';
+import type { Subscription, SubscriptionChanges, SubscriptionDirectory } from '../../../shared/webhooks/subscription';
+
+const NOW = new Date('2026-11-24T12:00:00.000Z');
+const envelope = {
+  type: 'profile.changed' as const,
+  apiVersion: 'v1' as const,
+  occurredAt: NOW.toISOString(),
+  idempotencyKey: 'profile.changed:GB:00000001:overview:v2',
+  block: 'overview' as const,
+  data: { jurisdiction: 'GB' as const, companyNumber: '00000001' },
+};
+
+function subscription(fields: Partial<Subscription> = {}): Subscription {
+  return {
+    id: 'wh_AAAAAAAAAAAAAAAA',
+    clientId: 'cli_a',
+    name: 'hook',
+    url: 'https://hooks.example.com/in',
+    status: 'ACTIVE',
+    signingSecrets: [{ sealed: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=', createdAt: '2026-01-01T00:00:00.000Z' }],
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...fields,
+  };
+}
+
+/** Fakes of the sender's ports that remember what was asked of them. */
+function world(options: { subscription?: Subscription; previous?: DeliveryRecord; answer?: PostResult } = {}) {
+  const target = options.subscription ?? subscription();
+  const posted: { url: string; headers: Readonly<Record<string, string>> }[] = [];
+  const recorded: { delivery: DeliveryRecord; attempt: DeliveryAttempt }[] = [];
+  const changes: { id: string; changes: SubscriptionChanges }[] = [];
+  const marks: string[] = [];
+  const subscriptions: SubscriptionDirectory = {
+    activeSubscriptionIds: async () => new Map(),
+    get: async () => target,
+    getMany: async (keys) => new Map(keys.filter((key) => key.id === target.id).map((key) => [key.id, target])),
+    update: async (_clientId, id, change) => {
+      changes.push({ id, changes: change });
+      return target;
+    },
+    markFailing: async (_clientId, id) => void marks.push(`failing:${id}`),
+    markHealthy: async (_clientId, id) => void marks.push(`healthy:${id}`),
+  };
+  const log: DeliveryLog = {
+    read: async () => options.previous,
+    readMany: async () => new Map(options.previous ? [[options.previous.deliveryId, options.previous]] : []),
+    record: async (delivery, attempt) => void recorded.push({ delivery, attempt }),
+    attempts: async () => ({ items: [] }),
+  };
+  const sealer: SecretSealer = { seal: async (value) => value, open: async (value) => value };
+  const sender = new WebhookSender({
+    subscriptions,
+    log,
+    client: {
+      post: async (url, headers) => {
+        posted.push({ url, headers });
+        return options.answer ?? { kind: 'response', status: 200, durationMs: 12 };
+      },
+    },
+    retry: { delaysSeconds: RETRY_DELAYS_SECONDS, random: () => 0.5 },
+    clock: () => NOW,
+    sealer,
+  });
+  return { sender, posted, recorded, changes, marks };
+}
+
+const message = (fields: Partial<DeliveryMessage> = {}): DeliveryMessage => ({
+  deliveryId: 'msg_1',
+  clientId: 'cli_a',
+  subscriptionId: 'wh_AAAAAAAAAAAAAAAA',
+  envelope,
+  ...fields,
+});
+
+const kindOf = (outcome: SendOutcome) => outcome.kind;
+
+describe("the sender's decisions", () => {
+  it('delivers on a 2xx, signs with the opened secret, logs it delivered', async () => {
+    const { sender, posted, recorded } = world();
+
+    const outcome = await sender.send(message(), 1);
+
+    expect(kindOf(outcome)).toBe('delivered');
+    expect(posted[0]?.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(recorded[0]?.delivery.status).toBe('delivered');
+  });
+
+  it.each([
+    ['a 500 on the first attempt', { kind: 'response', status: 500, durationMs: 3 } as PostResult, 1, RETRY_DELAYS_SECONDS[0]],
+    ['a 500 on the third', { kind: 'response', status: 500, durationMs: 3 } as PostResult, 3, RETRY_DELAYS_SECONDS[2]],
+    [
+      'a 429 asking for 900 s, longer than the schedule',
+      { kind: 'response', status: 429, retryAfter: '900', durationMs: 3 } as PostResult,
+      1,
+      900,
+    ],
+    [
+      'a refused connection',
+      { kind: 'error', error: 'connection_refused', message: 'x', durationMs: 3 } as PostResult,
+      2,
+      RETRY_DELAYS_SECONDS[1],
+    ],
+  ])('retries after %s on the schedule, Retry-After only lengthening it', async (_case, answer, receiveCount, delay) => {
+    const { sender, recorded, marks } = world({ answer });
+
+    const outcome = await sender.send(message(), receiveCount);
+
+    expect(outcome).toMatchObject({ kind: 'retry', delaySeconds: delay });
+    expect(recorded[0]?.delivery).toMatchObject({
+      status: 'pending',
+      nextAttemptAt: new Date(NOW.getTime() + (delay as number) * 1000).toISOString(),
+    });
+    expect(marks).toEqual(['failing:wh_AAAAAAAAAAAAAAAA']);
+  });
+
+  it('gives up after the last attempt of the schedule, for the dead-letter queue', async () => {
+    const { sender, recorded } = world({ answer: { kind: 'response', status: 503, durationMs: 3 } });
+
+    const outcome = await sender.send(message(), MAX_DELIVERY_ATTEMPTS);
+
+    expect(kindOf(outcome)).toBe('exhausted');
+    expect(recorded[0]?.attempt.nextAttemptAt).toBeUndefined();
+  });
+
+  it('disables the subscription when the endpoint answers 410 Gone', async () => {
+    const { sender, changes } = world({ answer: { kind: 'response', status: 410, durationMs: 3 } });
+
+    expect(kindOf(await sender.send(message(), 1))).toBe('gone');
+    expect(changes).toEqual([
+      { id: 'wh_AAAAAAAAAAAAAAAA', changes: { status: 'DISABLED', disabledReason: expect.stringContaining('410 Gone') } },
+    ]);
+  });
+
+  it('disables a subscription that has failed for five days, on its next failure', async () => {
+    const failing = subscription({ failingSince: new Date(NOW.getTime() - 5 * 24 * 3600_000).toISOString() });
+    const { sender, changes } = world({ subscription: failing, answer: { kind: 'response', status: 500, durationMs: 3 } });
+
+    expect(kindOf(await sender.send(message(), 4))).toBe('gone');
+    expect(changes[0]?.changes).toMatchObject({ status: 'DISABLED', disabledReason: expect.stringContaining('(5 days)') });
+  });
+
+  it('sends nothing for a disabled subscription, and logs why', async () => {
+    const { sender, posted, recorded } = world({ subscription: subscription({ status: 'DISABLED' }) });
+
+    expect(kindOf(await sender.send(message(), 1))).toBe('dropped');
+    expect(posted).toEqual([]);
+    expect(recorded[0]?.attempt).toMatchObject({ outcome: 'dropped', error: 'subscription_disabled' });
+  });
+
+  it('sends nothing for a subscription of another client, or one that is gone', async () => {
+    const { sender, posted } = world();
+
+    expect(kindOf(await sender.send(message({ clientId: 'cli_other' }), 1))).toBe('dropped');
+    expect(kindOf(await sender.send(message({ subscriptionId: 'wh_BBBBBBBBBBBBBBBB' }), 1))).toBe('dropped');
+    expect(posted).toEqual([]);
+  });
+
+  it('sends a delivery already delivered only when it is a manual retry', async () => {
+    const previous: DeliveryRecord = {
+      deliveryId: 'msg_1',
+      clientId: 'cli_a',
+      subscriptionId: 'wh_AAAAAAAAAAAAAAAA',
+      envelope,
+      status: 'delivered',
+      attempts: 1,
+      lastAttemptAt: NOW.toISOString(),
+    };
+    const { sender, posted, recorded } = world({ previous });
+
+    expect(kindOf(await sender.send(message(), 2))).toBe('duplicate');
+    expect(kindOf(await sender.send(message({ manual: true }), 1))).toBe('delivered');
+    expect(posted).toHaveLength(1);
+    expect(recorded[0]?.attempt.attempt).toBe(2);
+  });
+});
