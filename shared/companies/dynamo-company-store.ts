@@ -1,14 +1,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
 import { logger } from '../observability/logger';
-import { batchGet } from '../storage/batch-get';
+import { BATCH_WRITE_LIMIT, batchGet, batchWrite } from '../storage/batch';
 import {
   type CompanyStore,
   ConcurrentProfileUpdateError,
@@ -70,8 +64,6 @@ const storedEntryOf = (item: StoredProfile): SearchEntry =>
 const keyOf = (content: ProfileContent) => profileKey(content.jurisdiction, content.companyNumber);
 const keyText = (content: ProfileContent) => keyOf(content).pk;
 
-/** BatchWriteItem takes at most 25 items. */
-const BATCH_WRITE_LIMIT = 25;
 /** BatchWriteItem requests of new companies in flight per saveMany call. */
 const CREATE_REQUESTS_IN_FLIGHT = 4;
 
@@ -133,21 +125,26 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
     );
     // The same company twice in one call: a later copy waits for the earlier write, then re-reads.
     const inFlight = new Map<string, Promise<SaveOutcome>>();
-    const settled = await settleWithConcurrency(rest, options.concurrency ?? 16, (index) => {
-      const content = contents[index] as ProfileContent;
-      const key = keyText(content);
-      const earlier = inFlight.get(key);
-      const saved = earlier
-        ? earlier.then(
-            () => this.save(content),
-            () => this.save(content),
-          )
-        : current.has(key)
-          ? this.write(content, current.get(key), true)
-          : this.save(content);
-      inFlight.set(key, saved);
-      return saved;
-    });
+    const limit = pLimit(options.concurrency ?? 16);
+    const settled = await Promise.allSettled(
+      rest.map((index) =>
+        limit(() => {
+          const content = contents[index] as ProfileContent;
+          const key = keyText(content);
+          const earlier = inFlight.get(key);
+          const saved = earlier
+            ? earlier.then(
+                () => this.save(content),
+                () => this.save(content),
+              )
+            : current.has(key)
+              ? this.write(content, current.get(key), true)
+              : this.save(content);
+          inFlight.set(key, saved);
+          return saved;
+        }),
+      ),
+    );
     for (const [position, result] of settled.entries()) results[rest[position] as number] = result;
     return results;
   }
@@ -183,28 +180,32 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
       last.positions.push(position);
       last.items.push(...items);
     }
-    const transactions = settleWithConcurrency(oversize, CREATE_REQUESTS_IN_FLIGHT, async (position) => {
-      try {
-        settle(position, { status: 'fulfilled', value: await this.write(contents[position] as ProfileContent, undefined, true) });
-      } catch (reason) {
-        settle(position, { status: 'rejected', reason });
-      }
-    });
-    await settleWithConcurrency(requests, CREATE_REQUESTS_IN_FLIGHT, async (request) => {
-      try {
-        let pending = request.items.map((item) => ({ PutRequest: { Item: item } }));
-        for (let attempt = 0; pending.length > 0; attempt++) {
-          if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-          const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
-          pending = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+    const limit = pLimit(CREATE_REQUESTS_IN_FLIGHT);
+    const transactions = oversize.map((position) =>
+      limit(async () => {
+        try {
+          settle(position, { status: 'fulfilled', value: await this.write(contents[position] as ProfileContent, undefined, true) });
+        } catch (reason) {
+          settle(position, { status: 'rejected', reason });
         }
-        for (const position of request.positions) settle(position, { status: 'fulfilled', value: 'created' });
-        created.push(...request.positions);
-      } catch (reason) {
-        for (const position of request.positions) settle(position, { status: 'rejected', reason });
-      }
-    });
-    await transactions;
+      }),
+    );
+    const batches = requests.map((request) =>
+      limit(async () => {
+        try {
+          await batchWrite(
+            this.doc,
+            this.tableName,
+            request.items.map((Item) => ({ PutRequest: { Item } })),
+          );
+          for (const position of request.positions) settle(position, { status: 'fulfilled', value: 'created' });
+          created.push(...request.positions);
+        } catch (reason) {
+          for (const position of request.positions) settle(position, { status: 'rejected', reason });
+        }
+      }),
+    );
+    await Promise.all([...transactions, ...batches]);
     await this.updateVocabulary(
       created.map((position) => {
         const content = contents[position] as ProfileContent;
@@ -323,15 +324,24 @@ export class DynamoCompanyStore implements CompanyStore, NameIndex {
       for (const word of dropped.filter(isCorrectable)) removed.set(`${jurisdiction}#${word}`, { jurisdiction, word });
     }
     if (this.knownWords.size + added.size > MAX_KNOWN_WORDS) this.knownWords.clear();
-    await settleWithConcurrency([...added], VOCABULARY_WRITES_IN_FLIGHT, async ([key, { jurisdiction, word }]) => {
-      await this.setVocabulary(jurisdiction, word, 'ADD');
-      this.knownWords.add(key);
-    });
-    await settleWithConcurrency([...removed], VOCABULARY_WRITES_IN_FLIGHT, async ([key, { jurisdiction, word }]) => {
-      if (await this.someCompanyHas(jurisdiction, word)) return;
-      await this.setVocabulary(jurisdiction, word, 'DELETE');
-      this.knownWords.delete(key);
-    });
+    const limit = pLimit(VOCABULARY_WRITES_IN_FLIGHT);
+    await Promise.allSettled(
+      [...added].map(([key, { jurisdiction, word }]) =>
+        limit(async () => {
+          await this.setVocabulary(jurisdiction, word, 'ADD');
+          this.knownWords.add(key);
+        }),
+      ),
+    );
+    await Promise.allSettled(
+      [...removed].map(([key, { jurisdiction, word }]) =>
+        limit(async () => {
+          if (await this.someCompanyHas(jurisdiction, word)) return;
+          await this.setVocabulary(jurisdiction, word, 'DELETE');
+          this.knownWords.delete(key);
+        }),
+      ),
+    );
   }
 
   private async setVocabulary(jurisdiction: Jurisdiction, word: string, action: 'ADD' | 'DELETE'): Promise<void> {
@@ -379,28 +389,4 @@ function isLostRace(error: unknown): boolean {
   return (error.CancellationReasons ?? []).some(
     (reason) => reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict',
   );
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs the tasks with at most `concurrency` in flight; one settled result per task, in task order. */
-async function settleWithConcurrency<T, R>(
-  tasks: readonly T[],
-  concurrency: number,
-  run: (task: T, index: number) => Promise<R>,
-): Promise<PromiseSettledResult<R>[]> {
-  const results: PromiseSettledResult<R>[] = new Array(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const index = next++;
-      try {
-        results[index] = { status: 'fulfilled', value: await run(tasks[index] as T, index) };
-      } catch (reason) {
-        results[index] = { status: 'rejected', reason };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, tasks.length)) }, worker));
-  return results;
 }

@@ -1,4 +1,5 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
+import pLimit from 'p-limit';
 import { awsClient } from '../aws/clients';
 
 /** SQS_ENDPOINT points the SDK at the local emulator, whose queue URL host names do not resolve. */
@@ -30,13 +31,13 @@ export class JsonQueue<T> {
   ) {}
 
   async send(messages: readonly T[]): Promise<void> {
-    const batches: T[][] = [];
-    for (let start = 0; start < messages.length; start += SEND_BATCH) batches.push(messages.slice(start, start + SEND_BATCH));
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) await this.sendBatch(batches[next++] as T[]);
-    };
-    await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, batches.length) }, worker));
+    const limit = pLimit(SEND_CONCURRENCY);
+    const sends: Promise<void>[] = [];
+    for (let start = 0; start < messages.length; start += SEND_BATCH) {
+      const batch = messages.slice(start, start + SEND_BATCH);
+      sends.push(limit(() => this.sendBatch(batch)));
+    }
+    await Promise.all(sends);
   }
 
   private async sendBatch(batch: readonly T[]): Promise<void> {

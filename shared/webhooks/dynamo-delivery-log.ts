@@ -1,6 +1,6 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
-import { batchGet } from '../storage/batch-get';
+import { batchGet, batchWrite } from '../storage/batch';
 import {
   type AttemptPage,
   DELIVERY_LOG_DAYS,
@@ -61,15 +61,10 @@ export class DynamoDeliveryLog implements DeliveryLog {
   async record(delivery: DeliveryRecord, attempt: DeliveryAttempt): Promise<void> {
     const expiresAt = Math.floor(Date.parse(attempt.attemptedAt) / 1000) + DELIVERY_LOG_DAYS * 24 * 3600;
     const pk = partition(delivery.subscriptionId);
-    let pending = [
+    await batchWrite(this.doc, this.tableName, [
       { PutRequest: { Item: { pk, sk: `DELIVERY#${delivery.deliveryId}`, ...delivery, expiresAt } } },
       { PutRequest: { Item: { pk, sk: attemptSk(attempt), ...attempt, expiresAt } } },
-    ];
-    for (let round = 0; pending.length > 0; round++) {
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** round)));
-      const result = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
-      pending = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
-    }
+    ]);
   }
 
   async attempts(subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage> {

@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
-import { batchGet } from '../storage/batch-get';
+import { batchGet } from '../storage/batch';
 import {
   InvalidSubscriptionCursorError,
   MAX_SUBSCRIPTIONS_PER_CLIENT,

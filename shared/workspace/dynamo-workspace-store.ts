@@ -8,7 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../storage/batch-get';
+import { batchGet } from '../storage/batch';
 import {
   EmailTakenError,
   INVITATION_HOURS,

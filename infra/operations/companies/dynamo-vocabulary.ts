@@ -1,11 +1,10 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Jurisdiction } from '../../../shared/companies/profile';
 import { isCorrectable } from '../../../shared/companies/spelling';
 import { variantKey, variantsOf } from '../../../shared/companies/vocabulary';
-import { batchGet } from '../../../shared/storage/batch-get';
+import { batchGet, batchWrite } from '../../../shared/storage/batch';
 
 const KEYS_PER_ROUND = 100;
-const BATCH_WRITE_LIMIT = 25;
 
 /**
  * Adds many words to the vocabulary at once, for a first load: each variant item is read, merged
@@ -43,14 +42,11 @@ export async function addToVocabularyInBulk(
       const key = variantKey(jurisdiction, variant);
       return { ...key, words: new Set([...(held.get(key.pk) ?? []), ...added]) };
     });
-    for (let at = 0; at < items.length; at += BATCH_WRITE_LIMIT) {
-      let pending = items.slice(at, at + BATCH_WRITE_LIMIT).map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-        const result = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-      }
-    }
+    await batchWrite(
+      doc,
+      tableName,
+      items.map((Item) => ({ PutRequest: { Item } })),
+    );
     onProgress(Math.min(start + KEYS_PER_ROUND, all.length), all.length);
   }
 }

@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import pLimit from 'p-limit';
 import type { CompanyStore, SaveOutcome } from '../../../shared/companies/company-store';
 import type { ProfileContent } from '../../../shared/companies/profile';
 import { demoProfile } from '../demo/demo-profile';
@@ -67,6 +68,7 @@ export async function importProfiles(
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_IMPORT_ERRORS;
   const counts: Record<SaveOutcome | 'read' | 'rejected', number> = { read: 0, created: 0, updated: 0, unchanged: 0, rejected: 0 };
   const errors: ImportError[] = [];
+  const limit = pLimit(concurrency);
   const inFlight = new Set<Promise<void>>();
   let fatal: { error: unknown } | undefined;
 
@@ -77,12 +79,14 @@ export async function importProfiles(
   };
 
   const write = async (batch: readonly (ImportRecord & { profile: ProfileContent })[]) => {
-    while (inFlight.size >= concurrency) await Promise.race(inFlight);
-    const written: Promise<void> = store
-      .saveMany(
+    // Read no further ahead than the writes under way: memory stays flat whatever the file's size.
+    while (limit.activeCount + limit.pendingCount >= concurrency) await Promise.race(inFlight);
+    const written: Promise<void> = limit(() =>
+      store.saveMany(
         batch.map((record) => record.profile),
         { concurrency: batchSize },
-      )
+      ),
+    )
       .then((results) => {
         for (const [index, result] of results.entries()) {
           if (result.status === 'fulfilled') counts[result.value]++;

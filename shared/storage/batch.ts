@@ -1,0 +1,133 @@
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
+
+/** BatchGetItem takes at most 100 keys, BatchWriteItem 25 requests. */
+const BATCH_GET_LIMIT = 100;
+export const BATCH_WRITE_LIMIT = 25;
+/** Rounds a chunk gets before what DynamoDB keeps leaving unprocessed is reported: about 6 s of backoff in all. */
+const MAX_ROUNDS = 8;
+/** Chunks in flight at once: enough to hide latency, few enough not to throttle the table. */
+const CHUNKS_IN_FLIGHT = 4;
+
+type Key = object;
+export type WriteRequest = { readonly PutRequest: { readonly Item: Key } } | { readonly DeleteRequest: { readonly Key: Key } };
+
+/** DynamoDB still left items unprocessed after every round: nothing is dropped without saying which. */
+export class UnprocessedItemsError extends Error {
+  constructor(
+    readonly tableName: string,
+    readonly operation: 'BatchGetItem' | 'BatchWriteItem',
+    readonly keys: readonly Key[],
+  ) {
+    super(
+      `${operation} on ${tableName} left ${keys.length} item(s) unprocessed after ${MAX_ROUNDS} rounds: ${keys
+        .slice(0, 5)
+        .map((key) => JSON.stringify(key))
+        .join(', ')}${keys.length > 5 ? ', …' : ''}`,
+    );
+    this.name = 'UnprocessedItemsError';
+  }
+}
+
+/** Full jitter (0 to the exponential cap): retries of many chunks spread out instead of arriving together. */
+const backoffMs = (round: number, random: () => number) => random() * Math.min(1000, 25 * 2 ** round);
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export interface BatchOptions {
+  /** Tests: the jitter's source (default Math.random) and the wait (default a timer). */
+  readonly random?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
+
+/** Sends one chunk until DynamoDB has processed all of it, or throws naming what it would not. */
+async function untilProcessed<T>(
+  first: readonly T[],
+  send: (pending: readonly T[]) => Promise<readonly T[]>,
+  fail: (left: readonly T[]) => Error,
+  options: BatchOptions,
+): Promise<void> {
+  let pending = first;
+  for (let round = 0; pending.length > 0; round++) {
+    if (round === MAX_ROUNDS) throw fail(pending);
+    if (round > 0) await (options.sleep ?? sleep)(backoffMs(round, options.random ?? Math.random));
+    pending = await send(pending);
+  }
+}
+
+/**
+ * Every item that exists among the keys, read consistently in requests of 100, a few at a time; keys
+ * DynamoDB leaves unprocessed are asked for again with backoff and jitter, a bounded number of times.
+ */
+export async function batchGet<T>(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Key[],
+  projection?: string,
+  options: BatchOptions = {},
+): Promise<T[]> {
+  const found: T[] = [];
+  const limit = pLimit(CHUNKS_IN_FLIGHT);
+  await Promise.all(
+    chunked(keys, BATCH_GET_LIMIT).map((chunk) =>
+      limit(() =>
+        untilProcessed(
+          chunk,
+          async (pending) => {
+            const result = await doc.send(
+              new BatchGetCommand({
+                RequestItems: {
+                  [tableName]: { Keys: [...pending], ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) },
+                },
+              }),
+            );
+            found.push(...((result.Responses?.[tableName] ?? []) as T[]));
+            return (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
+          },
+          (left) => new UnprocessedItemsError(tableName, 'BatchGetItem', left),
+          options,
+        ),
+      ),
+    ),
+  );
+  return found;
+}
+
+/**
+ * Puts and deletes in requests of 25, a few at a time, re-sending what DynamoDB leaves unprocessed
+ * with backoff and jitter, a bounded number of times; then it throws, naming the items left.
+ */
+export async function batchWrite(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  requests: readonly WriteRequest[],
+  options: BatchOptions = {},
+): Promise<void> {
+  const limit = pLimit(CHUNKS_IN_FLIGHT);
+  await Promise.all(
+    chunked(requests, BATCH_WRITE_LIMIT).map((chunk) =>
+      limit(() =>
+        untilProcessed(
+          chunk,
+          async (pending) => {
+            const result = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: [...pending] as never } }));
+            return (result.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
+          },
+          (left) =>
+            new UnprocessedItemsError(
+              tableName,
+              'BatchWriteItem',
+              left.map((request) => ('PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key)),
+            ),
+          options,
+        ),
+      ),
+    ),
+  );
+}
