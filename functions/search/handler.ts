@@ -1,5 +1,5 @@
 import { protectedRoute } from '../../shared/auth/protect';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { DynamoNameIndex } from '../../shared/companies/dynamo-name-index';
 import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
@@ -8,6 +8,6 @@ import { protection } from '../protection';
 
 /** GET /v1/search: the name index in the companies table, behind bearer protection; it only reads, so it runs alongside the rate counter. */
 const doc = sharedDocumentClient();
-const index = new DynamoCompanyStore(doc, tableName(companiesTable));
+const index = new DynamoNameIndex(doc, tableName(companiesTable));
 
 export const handler = lambdaHttpHandler(protectedRoute(protection(doc), createSearchEndpoint({ index }), { startBeforeLimit: true }));

@@ -22,6 +22,7 @@ const coldStartEnvironment: Record<string, string> = {
   AWS_SECRET_ACCESS_KEY: 'bench',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   SIGNING_KEY_SECRET_ID: 'arn:aws:secretsmanager:eu-west-2:000000000000:secret:bench',
+  WEBHOOK_SECRETS_KEY_ID: 'arn:aws:kms:eu-west-2:000000000000:key/bench',
   POWERTOOLS_LOG_LEVEL: 'ERROR',
   ...Object.fromEntries(allTables.map((table) => [table.envVar, `bench-${table.id}`])),
   ...Object.fromEntries(allQueues.map((queue) => [queue.envVar, `https://sqs.eu-west-2.amazonaws.com/000000000000/${queue.id}`])),
