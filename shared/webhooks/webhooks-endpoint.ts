@@ -9,6 +9,7 @@ import { type Deliveries, TooManyManualSendsError } from './deliveries';
 import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import { InvalidSubscriptionCursorError, type Subscription, SubscriptionLimitError, SubscriptionNotFoundError } from './subscription';
 import { InvalidSubscriptionError, NothingToChangeError, type RevealedSubscription, type Subscriptions } from './subscriptions';
+import type { DeliveryAttemptView, RevealedSubscriptionView, SubscriptionView } from './wire';
 
 export const WEBHOOKS_PATH = '/v1/webhooks';
 /** Every answer may hold a signing secret. */
@@ -18,7 +19,7 @@ const NO_STORE = { 'cache-control': 'no-store' };
  * What the API shows of a subscription. Its current signing secret, opened, is given for an explicit
  * read or change of that one subscription, as the spec asks; a listing shows none.
  */
-export function representationOf(subscription: Subscription, signingSecret?: string) {
+export function representationOf(subscription: Subscription, signingSecret?: string): SubscriptionView {
   return {
     id: subscription.id,
     name: subscription.name,
@@ -32,10 +33,13 @@ export function representationOf(subscription: Subscription, signingSecret?: str
   };
 }
 
-const revealed = ({ subscription, signingSecret }: RevealedSubscription) => representationOf(subscription, signingSecret);
+const revealed = ({ subscription, signingSecret }: RevealedSubscription): RevealedSubscriptionView => ({
+  ...representationOf(subscription),
+  signingSecret,
+});
 
 /** One attempt in the delivery log; absent facts are null, so every item has the same fields. */
-export function attemptRepresentationOf(attempt: DeliveryAttempt) {
+export function attemptRepresentationOf(attempt: DeliveryAttempt): DeliveryAttemptView {
   return {
     deliveryId: attempt.deliveryId,
     eventType: attempt.eventType,

@@ -1,13 +1,6 @@
 import type { Deliveries } from '../webhooks/deliveries';
 import { DELIVERY_LOG_DAYS, type DeliveryAttempt } from '../webhooks/delivery-log';
-
-export interface DayOfDeliveries {
-  /** UTC date, YYYY-MM-DD. */
-  readonly date: string;
-  readonly delivered: number;
-  readonly failed: number;
-  readonly dropped: number;
-}
+import type { DayOfDeliveries } from './wire';
 
 /** The chart reads at most this many attempts: a bounded request whatever the traffic. */
 const MAX_ATTEMPTS_READ = 5_000;

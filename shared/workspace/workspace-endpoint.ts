@@ -24,6 +24,7 @@ import {
 import { deliveriesPerDay } from './delivery-stats';
 import { PasskeyRefusedError, type Passkeys, relyingPartyOf } from './passkeys';
 import { InvitationUnusableError, type Person, type Session } from './people';
+import type { SessionView, WatchedCompanyView } from './wire';
 import {
   type SignedIn,
   SignInRefusedError,
@@ -87,7 +88,7 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       'set-cookie': setSessionCookie(signedIn.cookieValue, deps.cookies),
     });
 
-  async function sessionView(session: Session, person: Person, known?: ClientRecord) {
+  async function sessionView(session: Session, person: Person, known?: ClientRecord): Promise<SessionView> {
     const client = known ?? (await deps.clients.get(person.clientId));
     return {
       person: { email: person.email },
@@ -185,7 +186,7 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
     if (q.length > MAX_WATCH_QUERY_LENGTH) {
       throw badRequest('invalid_query', `"q" must be at most ${MAX_WATCH_QUERY_LENGTH} characters.`, { parameter: 'q' });
     }
-    const items = [];
+    const items: WatchedCompanyView[] = [];
     let cursor = request.query.get('cursor') ?? undefined;
     let read = 0;
     do {

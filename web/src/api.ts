@@ -1,58 +1,14 @@
 /** The workspace's JSON API on this origin. Every change carries the session's CSRF token. */
-export interface SessionView {
-  readonly person: { readonly email: string };
-  readonly client: { readonly clientId: string; readonly name: string | null; readonly status: 'active' | 'disabled' | null };
-  readonly csrfToken: string;
-  readonly sessionExpiresAt: string;
-  readonly tokenPath: string;
-}
+import type { DeliveryAttemptView, PageView, RevealedSubscriptionView, SubscriptionView } from '../../shared/webhooks/wire';
+import type { DayOfDeliveries, SessionView, WatchedCompanyView } from '../../shared/workspace/wire';
 
-export interface Subscription {
-  readonly id: string;
-  readonly name: string;
-  readonly url: string;
-  readonly status: 'ACTIVE' | 'DISABLED';
-  readonly signingSecret: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly disabledReason: string | null;
-  readonly failingSince: string | null;
-  readonly previousSigningSecretExpiresAt?: string;
-}
-
-export interface Attempt {
-  readonly deliveryId: string;
-  readonly eventType: string;
-  readonly idempotencyKey: string;
-  readonly attempt: number;
-  readonly attemptedAt: string;
-  readonly outcome: 'delivered' | 'failed' | 'dropped';
-  readonly httpStatus: number | null;
-  readonly error: string | null;
-  readonly errorMessage: string | null;
-  readonly durationMs: number;
-  readonly nextAttemptAt: string | null;
-}
-
-export interface DayOfDeliveries {
-  readonly date: string;
-  readonly delivered: number;
-  readonly failed: number;
-  readonly dropped: number;
-}
-
-export interface Watched {
-  readonly jurisdiction: 'GB' | 'IE';
-  readonly companyNumber: string;
-  readonly name: string | null;
-  readonly watchedSince: string;
-  readonly lastFetchedAt: string;
-}
-
-export interface Page<T> {
-  readonly items: readonly T[];
-  readonly nextCursor: string | null;
-}
+// The API's own types (one definition for the server and this app), under the names the pages use.
+export type { DayOfDeliveries, SessionView };
+export type Subscription = SubscriptionView;
+export type RevealedSubscription = RevealedSubscriptionView;
+export type Attempt = DeliveryAttemptView;
+export type Watched = WatchedCompanyView;
+export type Page<T> = PageView<T>;
 
 /** An answer that was not 2xx: the API's own words for what went wrong. */
 export class ApiError extends Error {
@@ -106,12 +62,12 @@ export const api = {
   signOut: () => call<void>('POST', '/sign-out'),
   signOutEverywhere: () => call<void>('POST', '/sign-out-everywhere'),
   webhooks: () => call<Page<Subscription>>('GET', '/webhooks?limit=100'),
-  webhook: (id: string) => call<Subscription>('GET', `/webhooks/${encodeURIComponent(id)}`),
-  createWebhook: (name: string, url: string) => call<Subscription>('POST', '/webhooks', { name, url }),
+  webhook: (id: string) => call<RevealedSubscription>('GET', `/webhooks/${encodeURIComponent(id)}`),
+  createWebhook: (name: string, url: string) => call<RevealedSubscription>('POST', '/webhooks', { name, url }),
   changeWebhook: (id: string, change: { name?: string; url?: string; status?: 'ACTIVE' | 'DISABLED' }) =>
-    call<Subscription>('PATCH', `/webhooks/${encodeURIComponent(id)}`, change),
+    call<RevealedSubscription>('PATCH', `/webhooks/${encodeURIComponent(id)}`, change),
   deleteWebhook: (id: string) => call<void>('DELETE', `/webhooks/${encodeURIComponent(id)}`),
-  rotateSecret: (id: string) => call<Subscription>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`),
+  rotateSecret: (id: string) => call<RevealedSubscription>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`),
   sendTest: (id: string) => call<{ deliveryId: string }>('POST', `/webhooks/${encodeURIComponent(id)}/test`),
   deliveries: (id: string, cursor?: string) =>
     call<Page<Attempt>>(

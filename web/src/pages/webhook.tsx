@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Attempt, api, type Subscription } from '../api';
+import { type Attempt, api, type RevealedSubscription, type Subscription } from '../api';
 import { DeliveriesChart } from '../chart';
 import { CopyButton, errorText, PageTitle, Status, useAsync } from '../components';
 import { when } from '../format';
@@ -10,7 +10,7 @@ import { Health } from './webhooks';
 const REFRESH_MS = 3_000;
 
 export function WebhookPage({ id }: { id: string }) {
-  const [subscription, setSubscription] = useState<Subscription>();
+  const [subscription, setSubscription] = useState<RevealedSubscription>();
   const [problem, setProblem] = useState<string>();
   const [notice, setNotice] = useState<string>();
   const [revealed, setRevealed] = useState(false);
@@ -20,7 +20,7 @@ export function WebhookPage({ id }: { id: string }) {
     api.webhook(id).then(setSubscription, (error) => setProblem(errorText(error)));
   }, [id]);
 
-  const act = async (what: () => Promise<Subscription | undefined>, done: string) => {
+  const act = async (what: () => Promise<RevealedSubscription | undefined>, done: string) => {
     setProblem(undefined);
     setNotice(undefined);
     try {

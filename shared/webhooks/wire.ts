@@ -1,0 +1,45 @@
+/*
+ * The JSON the API answers about webhooks, typed once: the API builds these shapes and the workspace
+ * app reads them (with `import type`, so nothing of the server travels to the browser). Kept free of
+ * imports for that reason.
+ */
+
+/** A subscription as the API shows it. */
+export interface SubscriptionView {
+  readonly id: string;
+  readonly name: string;
+  readonly url: string;
+  readonly status: 'ACTIVE' | 'DISABLED';
+  /** On an answer about this one subscription (create, read, change, rotate); never in a listing. */
+  readonly signingSecret?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly disabledReason: string | null;
+  readonly failingSince: string | null;
+  /** After a rotation: until when the previous secret keeps signing. */
+  readonly previousSigningSecretExpiresAt?: string;
+}
+
+/** A subscription with its signing secret: what an answer about one subscription carries. */
+export type RevealedSubscriptionView = SubscriptionView & { readonly signingSecret: string };
+
+/** One attempt in a subscription's delivery log; absent facts are null, so every item has the same fields. */
+export interface DeliveryAttemptView {
+  readonly deliveryId: string;
+  readonly eventType: string;
+  readonly idempotencyKey: string;
+  readonly attempt: number;
+  readonly attemptedAt: string;
+  readonly outcome: 'delivered' | 'failed' | 'dropped';
+  readonly httpStatus: number | null;
+  readonly error: string | null;
+  readonly errorMessage: string | null;
+  readonly durationMs: number;
+  readonly nextAttemptAt: string | null;
+}
+
+/** A page of a listing and where the next one starts. */
+export interface PageView<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
