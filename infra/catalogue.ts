@@ -1,6 +1,6 @@
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
-import { QUEUE_MAPPING_ACTIONS, type QueueAction, type TableAction } from '../shared/iam/actions';
+import { type KeyAction, QUEUE_MAPPING_ACTIONS, type QueueAction, type TableAction } from '../shared/iam/actions';
 import { deliveriesQueue, fanoutQueue, type QueueDefinition } from '../shared/queues/queues';
 import {
   clientsTable,
@@ -98,9 +98,9 @@ export type RouteAccess =
 export type WebhookSecretsAccess = 'seal' | 'open';
 
 /** What each use of the key sends to KMS: sealing asks for data keys and opens them; opening only opens. */
-export const WEBHOOK_SECRETS_ACTIONS: Readonly<Record<WebhookSecretsAccess, readonly string[]>> = {
-  seal: ['kms:GenerateDataKey', 'kms:Decrypt'],
-  open: ['kms:Decrypt'],
+export const WEBHOOK_SECRETS_ACTIONS: Readonly<Record<WebhookSecretsAccess, readonly KeyAction[]>> = {
+  seal: ['GenerateDataKey', 'Decrypt'],
+  open: ['Decrypt'],
 };
 
 export interface RouteSpec {

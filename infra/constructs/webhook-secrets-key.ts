@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -6,9 +6,13 @@ import { Construct } from 'constructs';
 import { ENCRYPTION_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/kms-data-keys';
 import { WEBHOOK_SECRETS_ACTIONS, type WebhookSecretsAccess } from '../catalogue';
 
+/** The key's alias: one per stage, as each stage is a stack of its own. */
+export const webhookSecretsKeyAlias = (stackName: string): string => `alias/${stackName}/webhook-secrets`;
+
 /**
  * The KMS key under which webhook signing secrets are envelope-encrypted at rest. Kept when the stack
- * is deleted (RETAIN): without it, no kept secret could be opened again. Rotated yearly by KMS.
+ * is deleted (RETAIN): without it, no kept secret could be opened again. Rotated yearly by KMS. Its
+ * alias names the stack, so an operator finds a stage's key in the console and in CloudTrail.
  */
 export class WebhookSecretsKey extends Construct {
   readonly key: Key;
@@ -19,6 +23,7 @@ export class WebhookSecretsKey extends Construct {
       description: 'Bureau: envelope encryption of webhook signing secrets',
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
+      alias: webhookSecretsKeyAlias(Stack.of(this).stackName),
     });
   }
 
@@ -27,7 +32,7 @@ export class WebhookSecretsKey extends Construct {
     fn.addEnvironment(WEBHOOK_SECRETS_KEY_VARIABLE, this.key.keyArn);
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: [...WEBHOOK_SECRETS_ACTIONS[access]],
+        actions: WEBHOOK_SECRETS_ACTIONS[access].map((action) => `kms:${action}`),
         resources: [this.key.keyArn],
         conditions: {
           StringEquals: Object.fromEntries(

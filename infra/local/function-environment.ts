@@ -111,6 +111,6 @@ export function localGrants(spec: FunctionSpec, resources: Pick<LocalResources, 
       url: located(resources.queues, queue.id, 'queue'),
       actions: [...actions],
     })),
-    kms: spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets].map((action) => action.replace(/^kms:/, '')) : [],
+    kms: spec.webhookSecrets ? [...WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets]] : [],
   };
 }

@@ -5,7 +5,8 @@ import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { KMSServiceException } from '@aws-sdk/client-kms';
 import { SQSServiceException } from '@aws-sdk/client-sqs';
 import type { AwsClientHook, AwsService, HookableClient } from '../../shared/aws/client-hooks';
-import { isKeyedWrite, type QueueAction, type TableAction } from '../../shared/iam/actions';
+import { ENCRYPTION_CONTEXT } from '../../shared/crypto/kms-data-keys';
+import { isKeyedWrite, type KeyAction, type QueueAction, type TableAction } from '../../shared/iam/actions';
 
 /**
  * The local runtime's stand-in for IAM. DynamoDB Local and fauxqs check no permissions, so without
@@ -42,8 +43,8 @@ export interface LocalQueueGrant {
 }
 
 export interface LocalGrants {
-  /** KMS actions on the key that seals webhook signing secrets (without the kms: prefix). */
-  readonly kms?: readonly string[];
+  /** KMS actions on the key that seals webhook signing secrets, for data keys of their purpose only (the stack's condition). */
+  readonly kms?: readonly KeyAction[];
   /** The catalogue id: it names the function in the call log. */
   readonly functionId: string;
   /** The function's name: refusals name its role and session after it, as Lambda's do. */
@@ -65,7 +66,7 @@ export type AuthorisedCall =
       readonly key?: Readonly<Record<string, unknown>>;
     }
   | { readonly service: 'sqs'; readonly action: string; readonly queueUrl?: string }
-  | { readonly service: 'kms'; readonly action: string };
+  | { readonly service: 'kms'; readonly action: string; readonly encryptionContext?: Readonly<Record<string, string>> };
 
 /** A line of the call log. */
 export interface LoggedCall {
@@ -102,7 +103,13 @@ const SERVICES: Partial<Record<AwsService, { callsOf: (commandName: string, inpu
       new DynamoDBServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message }),
   },
   kms: {
-    callsOf: (commandName) => [{ service: 'kms', action: commandName.replace(/Command$/, '') }],
+    callsOf: (commandName, input) => [
+      {
+        service: 'kms',
+        action: commandName.replace(/Command$/, ''),
+        ...(input.EncryptionContext ? { encryptionContext: input.EncryptionContext as Record<string, string> } : {}),
+      },
+    ],
     deny: (message) =>
       new KMSServiceException({ name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message }),
   },
@@ -165,7 +172,11 @@ class LocalGrantCheck {
   }
 
   private allows(call: AuthorisedCall): boolean {
-    if (call.service === 'kms') return (this.grants.kms ?? []).includes(call.action);
+    if (call.service === 'kms') {
+      // The stack grants the key's use only under the kms:EncryptionContext condition of its purpose.
+      const purposeHeld = Object.entries(ENCRYPTION_CONTEXT).every(([name, value]) => call.encryptionContext?.[name] === value);
+      return purposeHeld && (this.grants.kms ?? []).includes(call.action as KeyAction);
+    }
     if (call.service === 'sqs') {
       return this.grants.queues.some((grant) => grant.url === call.queueUrl && (grant.actions as readonly string[]).includes(call.action));
     }

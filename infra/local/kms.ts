@@ -58,9 +58,16 @@ export class LocalDataKeys implements DataKeys {
 const contextBytes = (context: Readonly<Record<string, string>>) =>
   Buffer.from(JSON.stringify(Object.entries(context).sort(([a], [b]) => a.localeCompare(b))), 'utf8');
 
+/** A damaged key file is named at start, not met as a cipher error at the first secret. */
+function readKey(keyFile: string): Buffer {
+  const key = Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${keyFile} does not hold a 256-bit key in base64; restore it, or the sealed secrets stay closed`);
+  return key;
+}
+
 function loadOrCreate(keyFile: string): Buffer {
   try {
-    return Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64');
+    return readKey(keyFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -76,7 +83,7 @@ function loadOrCreate(keyFile: string): Buffer {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  return Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64');
+  return readKey(keyFile);
 }
 
 export interface LocalKms {

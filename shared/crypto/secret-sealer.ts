@@ -38,8 +38,8 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
  * Envelope encryption: each secret is sealed with AES-256-GCM under a data key, with its context
  * (the subscription it belongs to) as additional authenticated data, so a sealed value moved to
  * another owner does not open. The data key's encrypted form travels in the sealed value:
- * `v1.<encrypted data key>.<iv>.<ciphertext>.<tag>`, base64url. A value written before sealing
- * (a `whsec_` secret in clear) opens as itself until it is replaced.
+ * `v1.<encrypted data key>.<iv>.<ciphertext>.<tag>`, base64url. Anything else is refused: a value in
+ * clear never passes for a sealed one.
  */
 export class EnvelopeSealer implements SecretSealer {
   private writeKey?: { key: Promise<{ plaintext: Buffer; encrypted: string }>; until: number; uses: number };
@@ -60,7 +60,6 @@ export class EnvelopeSealer implements SecretSealer {
   }
 
   async open(sealed: string, context: string): Promise<string> {
-    if (sealed.startsWith('whsec_')) return sealed;
     const [version, encrypted, iv, data, tag] = sealed.split('.');
     if (version !== VERSION || !encrypted || !iv || !data || !tag) throw new UnsealableSecretError('not a sealed value');
     const key = await this.keyToOpen(encrypted);

@@ -33,3 +33,6 @@ export type QueueAction = 'SendMessage' | 'ReceiveMessage' | 'DeleteMessage' | '
 
 /** What a Lambda SQS event source mapping calls with the function's role: the function's code never does. */
 export const QUEUE_MAPPING_ACTIONS: readonly QueueAction[] = ['ReceiveMessage', 'DeleteMessage', 'GetQueueAttributes'];
+
+/** KMS actions on a key, as the code sends them: data keys for envelope encryption, and opening them again. */
+export type KeyAction = 'GenerateDataKey' | 'Decrypt';

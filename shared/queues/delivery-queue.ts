@@ -33,7 +33,8 @@ function deliveryOf(record: SQSRecord): DeliveryMessage | undefined {
  * (one read, parallel POSTs, each logged as it ends), then each message is settled as the sender
  * decided. A delivered, dropped or duplicate message is deleted; one to retry is hidden until its
  * next attempt and kept; one whose schedule is spent is made visible at once, so the queue's next
- * receive finds it over its maximum and parks it in the dead-letter queue.
+ * receive finds it over its maximum and parks it in the dead-letter queue; one that could not be
+ * signed is kept as it is.
  */
 export function deliveryQueueHandler(deps: DeliveryQueueDeps): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   const processor = new BatchProcessor(EventType.SQS);
@@ -62,6 +63,8 @@ export function deliveryQueueHandler(deps: DeliveryQueueDeps): (event: SQSEvent,
         await deps.queue.redeliverIn(record.receiptHandle, 0);
         throw new DeliveryPending('retries exhausted');
       }
+      // Nothing was sent: the queue's own visibility timeout decides when it is tried again.
+      if (outcome.kind === 'unsigned') throw new DeliveryPending('signing secrets could not be opened');
     };
     countOutcomes(sent);
     return processPartialResponse(event, settle, processor, { context, throwOnFullBatchFailure: false });
@@ -71,6 +74,7 @@ export function deliveryQueueHandler(deps: DeliveryQueueDeps): (event: SQSEvent,
 function logOutcome(message: DeliveryMessage, outcome: SendOutcome): void {
   const fields = { deliveryId: message.deliveryId, subscriptionId: message.subscriptionId, event: message.envelope.idempotencyKey };
   if ('attempt' in outcome) logger.info('delivery attempt', { ...fields, ...outcome.attempt, next: outcome.kind });
+  else if (outcome.kind === 'unsigned') logger.error('delivery not signed', { ...fields, reason: outcome.reason });
   else
     logger.info('delivery not attempted', { ...fields, result: outcome.kind, ...('reason' in outcome ? { reason: outcome.reason } : {}) });
 }

@@ -11,6 +11,7 @@ import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { batchGet } from '../storage/batch';
 import {
   InvalidSubscriptionCursorError,
+  type KeptSigningSecret,
   MAX_SUBSCRIPTIONS_PER_CLIENT,
   type SealedSigningSecret,
   type Subscription,
@@ -36,7 +37,11 @@ const SUBSCRIPTION_ID = /^wh_[A-Za-z0-9_-]{16}$/;
 const clientPk = (clientId: string) => `CLIENT#${clientId}`;
 const keyOf = (clientId: string, id: string) => ({ pk: clientPk(clientId), sk: `${SUBSCRIPTION_PREFIX}${id}` });
 
-/** A secret as an item holds it: sealed, or, in items written before secrets were sealed, in clear. */
+/**
+ * A secret as an item holds it: `sealed`; or `secret`, in clear, in items written before secrets were
+ * sealed. For a while a rotation wrote such a previous secret back under `sealed` unchanged: a
+ * `whsec_` value there is one in clear too.
+ */
 type StoredSigningSecret = Omit<SealedSigningSecret, 'sealed'> & { readonly sealed?: string; readonly secret?: string };
 
 type StoredSubscription = Omit<Subscription, 'signingSecrets'> & {
@@ -45,16 +50,18 @@ type StoredSubscription = Omit<Subscription, 'signingSecrets'> & {
   readonly signingSecrets: readonly StoredSigningSecret[];
 };
 
-/**
- * A subscription from its item. A secret kept in clear by an earlier version is handed on as it is
- * (the sealer opens a `whsec_` value as itself) and leaves the table at the next rotation.
- */
+const CLEAR_SECRET_PREFIX = 'whsec_';
+
+/** An item holding neither form gives a sealed value that never opens, rather than an empty key to sign with. */
+function keptOf({ sealed, secret, ...dates }: StoredSigningSecret): KeptSigningSecret {
+  const clear = secret ?? (sealed?.startsWith(CLEAR_SECRET_PREFIX) ? sealed : undefined);
+  return clear === undefined ? { ...dates, sealed: sealed ?? '' } : { ...dates, secret: clear };
+}
+
+/** A subscription from its item; a secret kept in clear stays so until the subscription's next write seals it. */
 export function subscriptionOf(item: StoredSubscription): Subscription {
   const { pk: _pk, sk: _sk, signingSecrets, ...subscription } = item;
-  return {
-    ...subscription,
-    signingSecrets: signingSecrets.map(({ sealed, secret, ...dates }) => ({ ...dates, sealed: sealed ?? secret ?? '' })),
-  };
+  return { ...subscription, signingSecrets: signingSecrets.map(keptOf) };
 }
 
 const failedCondition = (error: unknown, index: number) =>
@@ -279,6 +286,30 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
       }
     }
     throw new Error(`Webhook subscription ${id} kept changing while its secret was rotated; try again`);
+  }
+
+  async resealSecrets(
+    clientId: string,
+    id: string,
+    secrets: readonly SealedSigningSecret[],
+    seenUpdatedAt: string,
+  ): Promise<Subscription | undefined> {
+    try {
+      const result = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(clientId, id),
+          UpdateExpression: 'SET signingSecrets = :secrets',
+          ConditionExpression: 'updatedAt = :seen',
+          ExpressionAttributeValues: { ':secrets': secrets, ':seen': seenUpdatedAt },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return subscriptionOf(result.Attributes as StoredSubscription);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
   }
 
   async delete(clientId: string, id: string): Promise<void> {

@@ -5,7 +5,7 @@ import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from './delivery-lo
 import { nextRetryDelaySeconds, type RetryPolicy, retryAfterSeconds } from './retry-schedule';
 import { signedHeaders } from './signature';
 import { openSecretsInForce } from './signing-secrets';
-import type { Subscription, SubscriptionDirectory } from './subscription';
+import type { SigningSecret, Subscription, SubscriptionDirectory } from './subscription';
 
 /** What became of one received delivery message. */
 export type SendOutcome =
@@ -18,6 +18,11 @@ export type SendOutcome =
   | { readonly kind: 'gone'; readonly attempt: DeliveryAttempt }
   /** Not sent: the subscription is gone or disabled. */
   | { readonly kind: 'dropped'; readonly reason: string }
+  /**
+   * Not sent: its signing secrets could not be opened (KMS failed, or the sealed value is not this
+   * subscription's). The message is left to the queue, which hands it out again and in the end parks it.
+   */
+  | { readonly kind: 'unsigned'; readonly reason: string }
   /** Already delivered (a fan-out step done twice). */
   | { readonly kind: 'duplicate' };
 
@@ -115,7 +120,13 @@ export class WebhookSender {
     }
 
     const body = JSON.stringify(message.envelope);
-    const secrets = await openSecretsInForce(this.deps.sealer, subscription, now);
+    let secrets: SigningSecret[];
+    try {
+      secrets = await openSecretsInForce(this.deps.sealer, subscription, now);
+    } catch (error) {
+      // One subscription's secrets failing to open holds back its own message, never the batch's others.
+      return { outcome: { kind: 'unsigned', reason: (error as Error).message } };
+    }
     const result = await this.deps.client.post(subscription.url, signedHeaders(secrets, message.deliveryId, now, body), body);
     const answer = result.kind === 'response' ? { httpStatus: result.status } : { error: result.error, errorMessage: result.message };
     const measured = { ...base, ...answer, durationMs: result.durationMs };

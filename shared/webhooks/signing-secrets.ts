@@ -3,6 +3,8 @@ import { signingSecretsAt } from './signature';
 import {
   currentSecret,
   generateSigningSecret,
+  isSealed,
+  type KeptSigningSecret,
   type SealedSigningSecret,
   type SigningSecret,
   type Subscription,
@@ -19,18 +21,43 @@ export async function newSigningSecret(
   return { secret, kept: { sealed: await sealer.seal(secret, secretContext(owner)), createdAt } };
 }
 
+/** A secret kept in clear by an earlier version needs no opening. */
+const opened = (sealer: SecretSealer, kept: KeptSigningSecret, context: string): Promise<string> =>
+  isSealed(kept) ? sealer.open(kept.sealed, context) : Promise.resolve(kept.secret);
+
 /** The secret that signs now, opened: for an explicit read of one subscription. */
 export function openCurrentSecret(sealer: SecretSealer, subscription: Subscription): Promise<string> {
-  return sealer.open(currentSecret(subscription).sealed, secretContext(subscription));
+  return opened(sealer, currentSecret(subscription), secretContext(subscription));
 }
 
 /** Every secret that signs at `now`, opened: what the sender signs a delivery with. */
 export function openSecretsInForce(sealer: SecretSealer, subscription: Subscription, now: Date): Promise<SigningSecret[]> {
   const context = secretContext(subscription);
   return Promise.all(
-    signingSecretsAt(subscription.signingSecrets, now).map(async ({ sealed, ...dates }) => ({
-      ...dates,
-      secret: await sealer.open(sealed, context),
+    signingSecretsAt(subscription.signingSecrets, now).map(async (kept) => ({
+      createdAt: kept.createdAt,
+      ...(kept.expiresAt === undefined ? {} : { expiresAt: kept.expiresAt }),
+      secret: await opened(sealer, kept, context),
     })),
+  );
+}
+
+/**
+ * The subscription's secrets, every one sealed, when an earlier version left any in clear; undefined
+ * when all are sealed already. Each keeps its dates, so it signs for exactly as long as before.
+ */
+export async function sealSecretsKeptInClear(sealer: SecretSealer, subscription: Subscription): Promise<SealedSigningSecret[] | undefined> {
+  if (subscription.signingSecrets.every(isSealed)) return undefined;
+  const context = secretContext(subscription);
+  return Promise.all(
+    subscription.signingSecrets.map(async (kept) =>
+      isSealed(kept)
+        ? kept
+        : {
+            sealed: await sealer.seal(kept.secret, context),
+            createdAt: kept.createdAt,
+            ...(kept.expiresAt === undefined ? {} : { expiresAt: kept.expiresAt }),
+          },
+    ),
   );
 }

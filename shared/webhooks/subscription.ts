@@ -22,6 +22,14 @@ export interface SigningSecret {
   readonly expiresAt?: string;
 }
 
+/**
+ * A secret as a subscription keeps it: sealed, or in clear where an earlier version wrote it so. A
+ * secret in clear is still read, and is sealed at the subscription's next change or rotation.
+ */
+export type KeptSigningSecret = SealedSigningSecret | SigningSecret;
+
+export const isSealed = (kept: KeptSigningSecret): kept is SealedSigningSecret => 'sealed' in kept;
+
 export interface Subscription {
   readonly id: string;
   readonly clientId: string;
@@ -29,7 +37,7 @@ export interface Subscription {
   readonly url: string;
   readonly status: SubscriptionStatus;
   /** Newest last. */
-  readonly signingSecrets: readonly SealedSigningSecret[];
+  readonly signingSecrets: readonly KeptSigningSecret[];
   readonly createdAt: string;
   readonly updatedAt: string;
   /** Why deliveries stopped, when the service disabled it (the endpoint answered 410, or kept failing). */
@@ -50,8 +58,8 @@ export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toSt
 export const generateSubscriptionId = (): string => `wh_${randomBytes(12).toString('base64url')}`;
 
 /** The secret that signs now: the newest. */
-export const currentSecret = (subscription: Subscription): SealedSigningSecret =>
-  subscription.signingSecrets[subscription.signingSecrets.length - 1] as SealedSigningSecret;
+export const currentSecret = (subscription: Subscription): KeptSigningSecret =>
+  subscription.signingSecrets[subscription.signingSecrets.length - 1] as KeptSigningSecret;
 
 /** What a subscription's secrets are sealed for: a sealed secret moved to another subscription does not open. */
 export const secretContext = (subscription: Pick<Subscription, 'clientId' | 'id'>): string =>
@@ -99,6 +107,16 @@ export interface SubscriptionStore {
   list(clientId: string, options: { limit: number; cursor?: string }): Promise<SubscriptionPage>;
   update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription>;
   rotateSecret(clientId: string, id: string, next: SealedSigningSecret, previousExpiresAt: string): Promise<Subscription>;
+  /**
+   * Puts the same secrets back sealed, unless the subscription changed after `seenUpdatedAt`; leaves
+   * `updatedAt` as it is, since nothing the client sees changes. Undefined when it had changed.
+   */
+  resealSecrets(
+    clientId: string,
+    id: string,
+    secrets: readonly SealedSigningSecret[],
+    seenUpdatedAt: string,
+  ): Promise<Subscription | undefined>;
   delete(clientId: string, id: string): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 import type { SecretSealer } from '../crypto/secret-sealer';
 import { displayNameProblem } from '../text/display-name';
 import { checkEndpointUrl, EndpointUrlError, type HostResolver, type UrlRule } from './endpoint-url';
-import { newSigningSecret, openCurrentSecret } from './signing-secrets';
+import { newSigningSecret, openCurrentSecret, sealSecretsKeptInClear } from './signing-secrets';
 import {
   generateSubscriptionId,
   MAX_NAME_LENGTH,
@@ -102,7 +102,7 @@ export class Subscriptions {
     if (request.status !== undefined) changes.status = statusOf(request.status);
     if (request.url !== undefined) changes.url = await this.urlOf(request.url);
     if (Object.keys(changes).length === 0) throw new NothingToChangeError();
-    return this.revealed(await this.deps.store.update(clientId, id, changes, this.deps.clock().toISOString()));
+    return this.revealed(await this.sealedOnWrite(await this.deps.store.update(clientId, id, changes, this.deps.clock().toISOString())));
   }
 
   /** A new secret; the previous one keeps signing beside it for SECRET_GRACE_SECONDS. */
@@ -110,12 +110,22 @@ export class Subscriptions {
     const at = this.deps.clock();
     const previousExpiresAt = new Date(at.getTime() + SECRET_GRACE_SECONDS * 1000).toISOString();
     const { secret, kept } = await newSigningSecret(this.deps.sealer, { clientId, id }, at.toISOString());
-    const subscription = await this.deps.store.rotateSecret(clientId, id, kept, previousExpiresAt);
+    const subscription = await this.sealedOnWrite(await this.deps.store.rotateSecret(clientId, id, kept, previousExpiresAt));
     return { subscription, signingSecret: secret, previousExpiresAt };
   }
 
   remove(clientId: string, id: string): Promise<void> {
     return this.deps.store.delete(clientId, id);
+  }
+
+  /**
+   * A secret an earlier version kept in clear is sealed at the subscription's next write. Should
+   * another write come between, the secret stays as it was until the write after.
+   */
+  private async sealedOnWrite(subscription: Subscription): Promise<Subscription> {
+    const sealed = await sealSecretsKeptInClear(this.deps.sealer, subscription);
+    if (!sealed) return subscription;
+    return (await this.deps.store.resealSecrets(subscription.clientId, subscription.id, sealed, subscription.updatedAt)) ?? subscription;
   }
 
   private async revealed(subscription: Subscription): Promise<RevealedSubscription> {

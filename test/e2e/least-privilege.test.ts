@@ -257,7 +257,7 @@ function grantedToCode(id: string): string[] {
     for (const index of grant.access.queryIndexes ?? []) granted.add(callKey('dynamodb', `${grant.table.id}/index/${index}`, 'Query'));
   }
   for (const action of spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets] : []) {
-    granted.add(callKey('kms', WEBHOOK_SECRETS_RESOURCE, action.replace(/^kms:/, '')));
+    granted.add(callKey('kms', WEBHOOK_SECRETS_RESOURCE, action));
   }
   for (const [queueId, { actions }] of queueActionsOf(spec)) {
     for (const action of actions) {

@@ -2,8 +2,9 @@ import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functions as catalogue, type FunctionSpec, queueActionsOf } from '../../infra/catalogue';
+import { functions as catalogue, type FunctionSpec, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../../infra/catalogue';
 import { BureauStack } from '../../infra/stack';
+import { ENCRYPTION_CONTEXT } from '../../shared/crypto/kms-data-keys';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues } from '../../shared/queues/queues';
 import { allTables } from '../../shared/storage/tables';
@@ -46,10 +47,12 @@ function synthesize() {
   }
   const streamFailures = stack.node.findAll().find((construct) => construct.node.path.endsWith('EventSources/StreamFailures'));
   resources.set(JSON.stringify(arnOf(logicalId(streamFailures as IConstruct))), 'queue stream-failures');
+  resources.set(JSON.stringify(arnOf(logicalId(stack.webhookSecretsKey.key))), 'key webhook-secrets');
 
   /**
-   * One line per (resource, action) a function's role allows on DynamoDB and SQS, with the
-   * partition-key condition when there is one, e.g. `table clients UpdateItem when RATE#*`.
+   * One line per (resource, action) a function's role allows on DynamoDB, SQS and KMS, with the
+   * partition-key or encryption-context condition when there is one, e.g. `table clients UpdateItem
+   * when RATE#*`, `key webhook-secrets Decrypt when purpose=…`.
    */
   const grantedTo = (id: string): string[] => {
     const role = logicalId(stack.functions.get(id)?.executionRole as IConstruct);
@@ -58,15 +61,21 @@ function synthesize() {
     );
     const lines = new Set<string>();
     for (const statement of statements) {
-      const actions = asList(statement.Action).filter((action) => action.startsWith('dynamodb:') || action.startsWith('sqs:'));
+      const actions = asList(statement.Action).filter((action) => /^(dynamodb|sqs|kms):/.test(action));
       if (actions.length === 0) continue;
       expect(statement.Effect).toBe('Allow');
       const leadingKeys = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
-      const condition = leadingKeys === undefined ? '' : ` when ${asList(leadingKeys).join(' ')}`;
-      expect(Object.keys(statement.Condition ?? {}).filter((operator) => operator !== 'ForAllValues:StringLike')).toEqual([]);
+      const context = Object.entries(statement.Condition?.StringEquals ?? {}).map(
+        ([name, value]) => `${name.replace(/^kms:EncryptionContext:/, '')}=${String(value)}`,
+      );
+      const conditions = [...(leadingKeys === undefined ? [] : asList(leadingKeys)), ...context];
+      const condition = conditions.length === 0 ? '' : ` when ${conditions.join(' ')}`;
+      expect(
+        Object.keys(statement.Condition ?? {}).filter((operator) => !['ForAllValues:StringLike', 'StringEquals'].includes(operator)),
+      ).toEqual([]);
       for (const resource of asList(statement.Resource)) {
         const named = resource === '*' ? '*' : (resources.get(JSON.stringify(resource)) ?? `unknown ${JSON.stringify(resource)}`);
-        for (const action of actions) lines.add(`${named} ${action.replace(/^(dynamodb|sqs):/, '')}${condition}`);
+        for (const action of actions) lines.add(`${named} ${action.replace(/^(dynamodb|sqs|kms):/, '')}${condition}`);
       }
     }
     return [...lines].sort();
@@ -94,6 +103,10 @@ function declaredFor(spec: FunctionSpec): string[] {
     lines.add('* ListStreams');
     lines.add('queue stream-failures SendMessage');
   }
+  const purpose = Object.entries(ENCRYPTION_CONTEXT).map(([name, value]) => `${name}=${value}`);
+  for (const action of spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets] : []) {
+    lines.add(`key webhook-secrets ${action} when ${purpose.join(' ')}`);
+  }
   return [...lines].sort();
 }
 
@@ -104,7 +117,7 @@ describe("each function's role", () => {
   });
 
   it.each(catalogue.map((spec) => [spec.id, spec] as const))(
-    '%s: allows on tables, indexes and queues exactly what its catalogue entry grants',
+    '%s: allows on tables, indexes, queues and KMS keys exactly what its catalogue entry grants',
     (_id, spec) => {
       expect(synth.grantedTo(spec.id)).toEqual(declaredFor(spec));
     },

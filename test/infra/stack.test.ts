@@ -468,7 +468,7 @@ describe('BureauStack', () => {
     });
   });
 
-  it('seals webhook signing secrets under a KMS key of their own, rotating and kept, and lets each function do only its part', () => {
+  it('seals webhook signing secrets under a KMS key of their own, rotating, kept and named by an alias, and lets each function do only its part', () => {
     const key = synth.stack.webhookSecretsKey.key;
     const arn = { 'Fn::GetAtt': [synth.logicalId(key), 'Arn'] };
     const resources = synth.template.toJSON().Resources as Record<string, { Type: string; Properties: Loose; DeletionPolicy?: string }>;
@@ -477,6 +477,10 @@ describe('BureauStack', () => {
 
     expect(keyResource?.Properties.EnableKeyRotation).toBe(true);
     expect(keyResource?.DeletionPolicy).toBe('Retain');
+    synth.template.hasResourceProperties('AWS::KMS::Alias', {
+      AliasName: `alias/${synth.stack.stackName}/webhook-secrets`,
+      TargetKeyId: arn,
+    });
     for (const spec of catalogue) {
       const statements = onKey(spec.id);
       const actions = statements.flatMap((statement) => asList(statement.Action)).sort();

@@ -1,12 +1,12 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLocalGrants } from '../../../infra/local/grants';
 import { LOCAL_WEBHOOK_SECRETS_KEY_ID, LocalDataKeys, type LocalKms, LocalKmsKey, startLocalKms } from '../../../infra/local/kms';
 import { awsClient } from '../../../shared/aws/clients';
-import { KmsDataKeys, webhookSecretSealer } from '../../../shared/crypto/kms-data-keys';
+import { ENCRYPTION_CONTEXT, KmsDataKeys, webhookSecretSealer } from '../../../shared/crypto/kms-data-keys';
 import { EnvelopeSealer } from '../../../shared/crypto/secret-sealer';
 
 let kms: LocalKms;
@@ -29,6 +29,14 @@ describe('data keys from KMS, through the SDK, against the local stand-in', () =
     const sealed = await sealer.seal('whsec_secret', 'owner');
 
     await expect(webhookSecretSealer(env()).open(sealed, 'owner')).resolves.toBe('whsec_secret');
+  });
+
+  it('keeps its key in a file only its owner reads, and names a damaged one at start', async () => {
+    const damaged = join(mkdtempSync(join(tmpdir(), 'bureau-kms-')), 'key');
+    writeFileSync(damaged, 'c2hvcnQ=\n');
+
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(() => new LocalKmsKey(damaged)).toThrow(`${damaged} does not hold a 256-bit key`);
   });
 
   it('opens what an operator tool sealed with the key file, and the other way round', async () => {
@@ -70,5 +78,33 @@ describe('data keys from KMS, through the SDK, against the local stand-in', () =
       message: expect.stringContaining('kms:GenerateDataKey'),
     });
     await expect(new EnvelopeSealer(new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID)).open(sealed, 'o')).resolves.toBe('whsec_x');
+  });
+
+  it('refuses, as the condition on the grant does, data keys for another purpose or none', async () => {
+    const grants = { functionId: 'webhooks', functionName: 'bureau-webhooks', accountId: '000000000000', tables: [], queues: [] };
+    const scoped = { ...env(), BUREAU_LOCAL_GRANTS: JSON.stringify({ ...grants, kms: ['GenerateDataKey', 'Decrypt'] }) };
+    const client = withLocalGrants(
+      awsClient((config) => new KMSClient(config), 'kms', scoped),
+      'kms',
+      scoped,
+    );
+    const generate = (EncryptionContext?: Record<string, string>) =>
+      client.send(
+        new GenerateDataKeyCommand({
+          KeyId: LOCAL_WEBHOOK_SECRETS_KEY_ID,
+          KeySpec: 'AES_256',
+          ...(EncryptionContext ? { EncryptionContext } : {}),
+        }),
+      );
+    const own = await generate(ENCRYPTION_CONTEXT);
+
+    await expect(generate({ purpose: 'something-else' })).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(generate()).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(
+      client.send(new DecryptCommand({ KeyId: LOCAL_WEBHOOK_SECRETS_KEY_ID, CiphertextBlob: own.CiphertextBlob })),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('kms:Decrypt') });
+    await expect(new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID).decrypt(own.CiphertextBlob as Uint8Array)).resolves.toEqual(
+      own.Plaintext,
+    );
   });
 });

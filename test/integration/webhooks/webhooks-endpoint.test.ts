@@ -2,6 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
 import type { Principal } from '../../../shared/auth/tokens';
+import { UnsealableSecretError } from '../../../shared/crypto/secret-sealer';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpResponse } from '../../../shared/http/types';
@@ -10,7 +11,8 @@ import { clientsTable, deliveriesTable, webhooksTable } from '../../../shared/st
 import { Deliveries, MANUAL_SENDS_PER_MINUTE } from '../../../shared/webhooks/deliveries';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
-import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../../shared/webhooks/subscription';
+import { openSecretsInForce } from '../../../shared/webhooks/signing-secrets';
+import { MAX_SUBSCRIPTIONS_PER_CLIENT, type Subscription } from '../../../shared/webhooks/subscription';
 import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { createWebhooksEndpoint } from '../../../shared/webhooks/webhooks-endpoint';
 import { presentMinuteMs } from '../../support/clock';
@@ -19,6 +21,8 @@ import { httpRequest } from '../../support/http-fixtures';
 import { testSealer } from '../../support/sealer';
 
 let endpoint: ReturnType<typeof createWebhooksEndpoint>;
+let store: DynamoSubscriptionStore;
+const sealer = testSealer();
 let tables: TestTables;
 let log: DynamoDeliveryLog;
 const start = presentMinuteMs();
@@ -29,12 +33,13 @@ const queued: DeliveryMessage[] = [];
 
 beforeAll(async () => {
   tables = await createTestTables([webhooksTable, deliveriesTable, clientsTable]);
+  store = new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string);
   const subscriptions = new Subscriptions({
-    store: new DynamoSubscriptionStore(tables.doc, tables.names.webhooks as string),
+    store,
     resolve: async (hostname) =>
       hostname === 'hooks.example.com' ? ['93.184.215.14'] : hostname === 'intranet.example.com' ? ['10.0.0.5'] : [],
     clock: () => now,
-    sealer: testSealer(),
+    sealer,
   });
   log = new DynamoDeliveryLog(tables.doc, tables.names.deliveries as string, () => now);
   const deliveries = new Deliveries({
@@ -120,36 +125,96 @@ describe('webhook subscriptions', () => {
     expect(bodyOf(read).signingSecret).toBe(secret);
   });
 
-  it('written with the secret in clear by an earlier version still show it, and seal it from the next rotation on', async () => {
-    const legacySecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=';
-    const id = 'wh_LegacyLegacyLega';
+  it('do not open with a sealed secret copied from another subscription', async () => {
+    const from = bodyOf(await register('client-moved', 'from'));
+    const to = bodyOf(await register('client-moved', 'to'));
+    const keyOf = (id: unknown) => ({ pk: 'CLIENT#client-moved', sk: `WEBHOOK#${id}` });
+    const original = await tables.doc.send(new GetCommand({ TableName: tables.names.webhooks as string, Key: keyOf(from.id) }));
+    const target = await tables.doc.send(new GetCommand({ TableName: tables.names.webhooks as string, Key: keyOf(to.id) }));
     await tables.doc.send(
       new PutCommand({
         TableName: tables.names.webhooks as string,
-        Item: {
-          pk: 'CLIENT#client-legacy',
-          sk: `WEBHOOK#${id}`,
-          id,
-          clientId: 'client-legacy',
-          name: 'Old',
-          url: 'https://hooks.example.com/old',
-          status: 'ACTIVE',
-          signingSecrets: [{ secret: legacySecret, createdAt: now.toISOString() }],
-          createdAt: now.toISOString(),
-          updatedAt: now.toISOString(),
-        },
+        Item: { ...target.Item, signingSecrets: original.Item?.signingSecrets },
       }),
     );
 
-    const read = await call('client-legacy', 'GET', `/v1/webhooks/${id}`, undefined, { id });
-    const rotated = await call('client-legacy', 'POST', `/v1/webhooks/${id}/rotate-secret`, undefined, { id });
-    const stored = await tables.doc.send(
-      new GetCommand({ TableName: tables.names.webhooks as string, Key: { pk: 'CLIENT#client-legacy', sk: `WEBHOOK#${id}` } }),
+    await expect(call('client-moved', 'GET', `/v1/webhooks/${to.id}`, undefined, { id: to.id as string })).rejects.toThrow(
+      UnsealableSecretError,
     );
+    expect(bodyOf(await call('client-moved', 'GET', `/v1/webhooks/${from.id}`, undefined, { id: from.id as string })).signingSecret).toBe(
+      from.signingSecret,
+    );
+  });
 
-    expect(bodyOf(read).signingSecret).toBe(legacySecret);
-    expect(bodyOf(rotated).signingSecret).not.toBe(legacySecret);
-    expect((stored.Item as { signingSecrets: { sealed: string }[] }).signingSecrets.at(-1)?.sealed).toMatch(/^v1\./);
+  describe('written with the secret in clear by an earlier version', () => {
+    const legacySecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=';
+    const keyOf = (id: string) => ({ pk: 'CLIENT#client-legacy', sk: `WEBHOOK#${id}` });
+    const stored = async (id: string) =>
+      (await tables.doc.send(new GetCommand({ TableName: tables.names.webhooks as string, Key: keyOf(id) }))).Item as {
+        signingSecrets: Record<string, string>[];
+        updatedAt: string;
+      };
+    const putLegacy = (id: string, secret: Record<string, string>) =>
+      tables.doc.send(
+        new PutCommand({
+          TableName: tables.names.webhooks as string,
+          Item: {
+            ...keyOf(id),
+            id,
+            clientId: 'client-legacy',
+            name: 'Old',
+            url: 'https://hooks.example.com/old',
+            status: 'ACTIVE',
+            signingSecrets: [{ ...secret, createdAt: now.toISOString() }],
+            createdAt: now.toISOString(),
+            updatedAt: now.toISOString(),
+          },
+        }),
+      );
+
+    it('still show it, and seal it at their next change', async () => {
+      const id = 'wh_LegacyChangeLega';
+      await putLegacy(id, { secret: legacySecret });
+
+      const read = await call('client-legacy', 'GET', `/v1/webhooks/${id}`, undefined, { id });
+      const listed = await call('client-legacy', 'GET', '/v1/webhooks');
+      const changed = await call('client-legacy', 'PATCH', `/v1/webhooks/${id}`, { name: 'Renamed' }, { id });
+      const item = await stored(id);
+      const readAgain = await call('client-legacy', 'GET', `/v1/webhooks/${id}`, undefined, { id });
+
+      expect(bodyOf(read).signingSecret).toBe(legacySecret);
+      expect(JSON.stringify(bodyOf(listed))).not.toContain(legacySecret.slice(6));
+      expect(bodyOf(changed)).toMatchObject({ name: 'Renamed', signingSecret: legacySecret });
+      expect(JSON.stringify(item)).not.toContain(legacySecret.slice(6));
+      expect(item.signingSecrets).toEqual([{ sealed: expect.stringMatching(/^v1\./), createdAt: now.toISOString() }]);
+      expect(item.updatedAt).toBe(bodyOf(changed).updatedAt);
+      expect(bodyOf(readAgain).signingSecret).toBe(legacySecret);
+    });
+
+    it('seal it at a rotation, the previous secret signing beside the new one sealed too', async () => {
+      for (const [id, secret] of [
+        ['wh_LegacyRotateLega', { secret: legacySecret }],
+        // As a rotation of an earlier version put a previous secret back: in clear, under `sealed`.
+        ['wh_LegacySealedLega', { sealed: legacySecret }],
+      ] as const) {
+        await putLegacy(id, secret);
+
+        const rotated = await call('client-legacy', 'POST', `/v1/webhooks/${id}/rotate-secret`, undefined, { id });
+        const item = await stored(id);
+        const subscription = await store.get('client-legacy', id);
+
+        expect(bodyOf(rotated).signingSecret).not.toBe(legacySecret);
+        expect(JSON.stringify(item), id).not.toContain(legacySecret.slice(6));
+        expect(item.signingSecrets.map((kept) => Object.keys(kept).sort())).toEqual([
+          ['createdAt', 'expiresAt', 'sealed'],
+          ['createdAt', 'sealed'],
+        ]);
+        await expect(openSecretsInForce(sealer, subscription as Subscription, now)).resolves.toEqual([
+          expect.objectContaining({ secret: legacySecret }),
+          expect.objectContaining({ secret: bodyOf(rotated).signingSecret }),
+        ]);
+      }
+    });
   });
 
   it('are listed page by page, each client seeing only its own', async () => {

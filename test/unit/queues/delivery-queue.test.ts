@@ -43,7 +43,7 @@ const delivery = (id: string): DeliveryMessage => ({
 });
 
 describe('the deliveries queue in front of the sender', () => {
-  it('settles each message as the sender decided: kept and hidden for a retry, parked when spent, deleted otherwise', async () => {
+  it('settles each message as the sender decided: kept and hidden for a retry, parked when spent, kept as it is when unsigned, deleted otherwise', async () => {
     const outcomes: Record<string, SendOutcome> = {
       ok: { kind: 'delivered', attempt: { ...attempt, outcome: 'delivered' } },
       later: { kind: 'retry', delaySeconds: 300, attempt },
@@ -51,6 +51,7 @@ describe('the deliveries queue in front of the sender', () => {
       gone: { kind: 'gone', attempt },
       dropped: { kind: 'dropped', reason: 'the subscription was deleted' },
       again: { kind: 'duplicate' },
+      unsigned: { kind: 'unsigned', reason: 'KMS is unavailable' },
     };
     const received: ReceivedDelivery[][] = [];
     const redelivered: [string, number][] = [];
@@ -77,7 +78,13 @@ describe('the deliveries queue in front of the sender', () => {
     expect(received[0]?.map(({ message, receiveCount }) => [message.deliveryId, receiveCount])).toEqual(
       Object.keys(outcomes).map((id) => [id, 3]),
     );
-    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier).sort()).toEqual(['half', 'junk', 'later', 'spent']);
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier).sort()).toEqual([
+      'half',
+      'junk',
+      'later',
+      'spent',
+      'unsigned',
+    ]);
     expect(redelivered).toEqual([
       ['receipt-later', 300],
       ['receipt-spent', 0],

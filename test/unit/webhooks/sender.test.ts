@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SecretSealer } from '../../../shared/crypto/secret-sealer';
+import { type SecretSealer, UnsealableSecretError } from '../../../shared/crypto/secret-sealer';
 import type { DeliveryMessage } from '../../../shared/queues/queues';
 import type { PostResult } from '../../../shared/webhooks/delivery-client';
 import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../../../shared/webhooks/delivery-log';
@@ -32,8 +32,17 @@ function subscription(fields: Partial<Subscription> = {}): Subscription {
 }
 
 /** Fakes of the sender's ports that remember what was asked of them. */
-function world(options: { subscription?: Subscription; previous?: DeliveryRecord; answer?: PostResult } = {}) {
+function world(
+  options: {
+    subscription?: Subscription;
+    others?: Subscription[];
+    previous?: DeliveryRecord;
+    answer?: PostResult;
+    sealer?: SecretSealer;
+  } = {},
+) {
   const target = options.subscription ?? subscription();
+  const known = new Map([target, ...(options.others ?? [])].map((each) => [each.id, each]));
   const posted: { url: string; headers: Readonly<Record<string, string>> }[] = [];
   const recorded: { delivery: DeliveryRecord; attempt: DeliveryAttempt }[] = [];
   const changes: { id: string; changes: SubscriptionChanges }[] = [];
@@ -41,7 +50,7 @@ function world(options: { subscription?: Subscription; previous?: DeliveryRecord
   const subscriptions: SubscriptionDirectory = {
     activeSubscriptionIds: async () => new Map(),
     get: async () => target,
-    getMany: async (keys) => new Map(keys.filter((key) => key.id === target.id).map((key) => [key.id, target])),
+    getMany: async (keys) => new Map(keys.flatMap((key) => (known.has(key.id) ? [[key.id, known.get(key.id) as Subscription]] : []))),
     update: async (_clientId, id, change) => {
       changes.push({ id, changes: change });
       return target;
@@ -55,7 +64,7 @@ function world(options: { subscription?: Subscription; previous?: DeliveryRecord
     record: async (delivery, attempt) => void recorded.push({ delivery, attempt }),
     attempts: async () => ({ items: [] }),
   };
-  const sealer: SecretSealer = { seal: async (value) => value, open: async (value) => value };
+  const sealer: SecretSealer = options.sealer ?? { seal: async (value) => value, open: async (value) => value };
   const sender = new WebhookSender({
     subscriptions,
     log,
@@ -119,6 +128,33 @@ describe("the sender's decisions", () => {
       nextAttemptAt: new Date(NOW.getTime() + (delay as number) * 1000).toISOString(),
     });
     expect(marks).toEqual(['failing:wh_AAAAAAAAAAAAAAAA']);
+  });
+
+  it('holds back only the message whose signing secrets do not open, sending the rest of the batch', async () => {
+    const damaged = subscription({ id: 'wh_BBBBBBBBBBBBBBBB', signingSecrets: [{ sealed: 'v1.damaged', createdAt: NOW.toISOString() }] });
+    const { sender, posted, recorded, marks } = world({
+      others: [damaged],
+      sealer: {
+        seal: async (value) => value,
+        open: async (value) => {
+          if (value === 'v1.damaged') throw new UnsealableSecretError('it was sealed for another owner, or altered');
+          return value;
+        },
+      },
+    });
+
+    const outcomes = await sender.sendBatch([
+      { message: message({ deliveryId: 'msg_damaged', subscriptionId: damaged.id }), receiveCount: 1 },
+      { message: message(), receiveCount: 1 },
+    ]);
+
+    expect(outcomes).toEqual([
+      { kind: 'unsigned', reason: expect.stringContaining('could not be opened') },
+      expect.objectContaining({ kind: 'delivered' }),
+    ]);
+    expect(posted).toHaveLength(1);
+    expect(recorded.map(({ delivery }) => delivery.deliveryId)).toEqual(['msg_1']);
+    expect(marks).toEqual([]);
   });
 
   it('gives up after the last attempt of the schedule, for the dead-letter queue', async () => {
