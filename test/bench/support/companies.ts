@@ -1,12 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { addToVocabularyInBulk } from '../../../infra/operations/companies/dynamo-vocabulary';
 import { readRegisterProfiles } from '../../../infra/operations/companies/import';
 import { generateBritishCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
 import { contentHashOf, indexedNameOf } from '../../../shared/companies/company-store';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import { indexItemsOf, profileKey, searchEntryOf } from '../../../shared/companies/search-index';
+import { BATCH_WRITE_LIMIT, batchWrite } from '../../../shared/storage/batch';
 import { companiesTable } from '../../../shared/storage/tables';
 import type { BenchContext, BenchTables } from './context';
 
@@ -49,10 +50,6 @@ export function storedItemsOf(content: ProfileContent, updatedAt: string): Item[
   return [profile, ...indexItemsOf(searchEntryOf(content, indexed))];
 }
 
-/** BatchWriteItem takes at most 25 puts. */
-const BATCH_WRITE_LIMIT = 25;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Puts every item with plain BatchWriteItem, `concurrency` requests in flight, retrying unprocessed
  * items: the fastest way to load a table, with none of the store's checks or transactions.
@@ -75,12 +72,11 @@ export async function batchWriteItems(
   };
   const worker = async () => {
     for (let batch = nextBatch(); batch.length > 0; batch = nextBatch()) {
-      let pending = batch.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(Math.min(1000, 20 * 2 ** attempt));
-        const result = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-        pending = (result.UnprocessedItems?.[table] ?? []) as typeof pending;
-      }
+      await batchWrite(
+        doc,
+        table,
+        batch.map((Item) => ({ PutRequest: { Item } })),
+      );
       written += batch.length;
     }
   };
