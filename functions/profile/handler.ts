@@ -1,5 +1,5 @@
 import { protectedRoute } from '../../shared/auth/protect';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { DynamoProfileReader } from '../../shared/companies/dynamo-profile-reader';
 import { createProfileEndpoint } from '../../shared/companies/profile-endpoint';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
@@ -9,7 +9,7 @@ import { protection } from '../protection';
 
 /** GET /v1/profile/{companyNumber}: the profile from the companies table; the fetch recorded as a watch, alongside the rate counter (undone if refused). */
 const doc = sharedDocumentClient();
-const companies = new DynamoCompanyStore(doc, tableName(companiesTable));
+const companies = new DynamoProfileReader(doc, tableName(companiesTable));
 const watches = new DynamoWatchStore(doc, tableName(watchesTable));
 
 export const handler = lambdaHttpHandler(

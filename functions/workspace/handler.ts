@@ -3,7 +3,7 @@ import { loadAuthConfig } from '../../shared/auth/config';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { RateLimiter } from '../../shared/auth/rate-limit';
 import { TOKEN_PATH } from '../../shared/auth/token-endpoint';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { DynamoProfileReader } from '../../shared/companies/dynamo-profile-reader';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { companiesTable, tableName, watchesTable, workspaceTable } from '../../shared/storage/tables';
@@ -38,7 +38,7 @@ export const handler = lambdaHttpHandler(
     webhooks: createWebhooksEndpoint(subscriptions, deliveries),
     deliveries,
     watches: new DynamoWatchStore(doc, tableName(watchesTable)),
-    companies: new DynamoCompanyStore(doc, tableName(companiesTable)),
+    companies: new DynamoProfileReader(doc, tableName(companiesTable)),
     cookies: workspaceCookiePolicy(),
     ...(origin ? { origin } : {}),
     tokenPath: TOKEN_PATH,

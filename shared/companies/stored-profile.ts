@@ -1,6 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../storage/batch';
 import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
 import { profileKey, type SearchEntry, searchEntryOf } from './search-index';
 
@@ -54,14 +53,4 @@ export async function readStoredProfile(
     new GetCommand({ TableName: tableName, Key: profileKey(jurisdiction, companyNumber), ConsistentRead: consistent }),
   );
   return result.Item as StoredProfile | undefined;
-}
-
-/** The stored profiles of a batch, by key, so unchanged content costs one batched read and no write. */
-export async function readStoredProfiles(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  keys: ReadonlyArray<Pick<ProfileContent, 'jurisdiction' | 'companyNumber'>>,
-): Promise<Map<string, StoredProfile>> {
-  const items = await batchGet<StoredProfile>(doc, tableName, [...new Map(keys.map((key) => [keyText(key), keyOf(key)])).values()]);
-  return new Map(items.map((item) => [keyText(item), item]));
 }

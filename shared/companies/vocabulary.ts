@@ -12,16 +12,3 @@ export const variantKey = (jurisdiction: Jurisdiction, variant: string) => ({ pk
 
 /** The keys a vocabulary word is written under, and a query word's candidates are read from. */
 export const variantsOf = (word: string) => [word, ...deletionVariants(word)];
-
-export interface WordChange {
-  readonly jurisdiction: Jurisdiction;
-  readonly added: readonly string[];
-  readonly removed: readonly string[];
-}
-
-/** What the words a name had and has now mean for the vocabulary. */
-export function wordChange(jurisdiction: Jurisdiction, before: readonly string[], after: readonly string[]): WordChange {
-  const old = new Set(before);
-  const now = new Set(after);
-  return { jurisdiction, added: [...now].filter((word) => !old.has(word)), removed: [...old].filter((word) => !now.has(word)) };
-}

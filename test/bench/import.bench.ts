@@ -1,6 +1,6 @@
+import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { type ImportRecord, importProfiles } from '../../infra/operations/companies/import';
 import { generateBritishCompanies } from '../../infra/operations/demo/company-generator';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import type { ProfileContent } from '../../shared/companies/profile';
 import { companiesTable } from '../../shared/storage/tables';
 import { batchWriteItems, storedItemsOf } from './support/companies';

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { protectedRoute } from '../../shared/auth/protect';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { DynamoProfileReader } from '../../shared/companies/dynamo-profile-reader';
 import { createProfileEndpoint } from '../../shared/companies/profile-endpoint';
 import { profileKey } from '../../shared/companies/search-index';
 import type { HttpRequest, HttpResponse } from '../../shared/http/types';
@@ -32,7 +32,7 @@ async function benchmarkDataset(context: BenchContext, dataset: CompanyDataset, 
   const { doc, names } = dataset.tables;
   const table = names[companiesTable.id] as string;
   const endpoint = createProfileEndpoint({
-    companies: new DynamoCompanyStore(doc, table),
+    companies: new DynamoProfileReader(doc, table),
     watches: new DynamoWatchStore(doc, names[watchesTable.id] as string),
     clock: () => new Date(),
   });

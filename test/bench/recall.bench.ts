@@ -1,5 +1,5 @@
 import type { Principal } from '../../shared/auth/tokens';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { DynamoNameIndex } from '../../shared/companies/dynamo-name-index';
 import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
 import { companiesTable } from '../../shared/storage/tables';
 import { type CompanyRef, seededDataset, spread } from './support/companies';
@@ -42,7 +42,7 @@ const percent = (part: number, whole: number) => (whole === 0 ? 'n/a' : `${((100
 export async function run(context: BenchContext): Promise<void> {
   const dataset = await seededDataset(context);
   const { doc, names } = dataset.tables;
-  const endpoint = createSearchEndpoint({ index: new DynamoCompanyStore(doc, names[companiesTable.id] as string) });
+  const endpoint = createSearchEndpoint({ index: new DynamoNameIndex(doc, names[companiesTable.id] as string) });
   const gb = dataset.companies.filter((company) => company.jurisdiction === 'GB' && company.normalizedName !== '');
   const sample = context.scale === 'full' ? gb : spread(gb, 1000);
   const sharing = new Map<string, number>();

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { protectedRoute } from '../../shared/auth/protect';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { DynamoNameIndex } from '../../shared/companies/dynamo-name-index';
 import { nameWords, normalizeQuery } from '../../shared/companies/names';
 import { DEFAULT_PAGE_LIMIT } from '../../shared/companies/request-params';
 import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
@@ -56,7 +56,7 @@ async function benchmarkDataset(context: BenchContext, dataset: CompanyDataset, 
   const loop = context.scale === 'full' ? { warmup: 50, iterations: 1000 } : { warmup: 20, iterations: 400 };
   const { doc, names } = dataset.tables;
   const table = names[companiesTable.id] as string;
-  const store = new DynamoCompanyStore(doc, table);
+  const store = new DynamoNameIndex(doc, table);
   const endpoint = createSearchEndpoint({ index: store });
   const handler = protectedRoute(protection.deps, endpoint, { startBeforeLimit: true });
   const sample = spread(

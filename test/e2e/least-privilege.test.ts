@@ -7,8 +7,8 @@ import { functions, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../../infra/
 import { localFunctionFromSpec } from '../../infra/local/functions';
 import { CALL_LOG_VARIABLE, type LoggedCall, WEBHOOK_SECRETS_RESOURCE } from '../../infra/local/grants';
 import { repositoryRoot } from '../../infra/local/paths';
+import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { QUEUE_MAPPING_ACTIONS } from '../../shared/iam/actions';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { FANOUT_PAGE_SIZE } from '../../shared/webhooks/fan-out';

@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { parseCompanyNumber } from '../../../shared/companies/numbers';
 import { type CompanyProfile, JURISDICTIONS, type Jurisdiction } from '../../../shared/companies/profile';
+import { DynamoCompanyStore } from '../../operations/companies/dynamo-company-store';
 import {
   DEFAULT_IMPORT_BATCH_SIZE,
   DEFAULT_IMPORT_CONCURRENCY,

@@ -6,7 +6,7 @@ import { run } from '../../../infra/cli/main';
 import { startWebhookListener } from '../../../infra/cli/webhook-listener';
 import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
 import { ensureQueue } from '../../../infra/local/queues';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { companiesTable, deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
 import { generateSigningSecret } from '../../../shared/webhooks/subscription';
 import { createTestTables, type TestTables } from '../../support/dynamo';

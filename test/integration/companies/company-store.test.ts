@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { NAME_END, namePartition } from '../../../shared/companies/search-index';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
@@ -82,6 +82,8 @@ describe('DynamoCompanyStore', () => {
 
     expect(outcome).toBe('unchanged');
     expect((await store.get('GB', '10000002'))?.version).toBe(1);
+    // The stream does show the first save, so an unchanged count is a write that did not happen.
+    expect(before.map((record) => record.dynamodb?.Keys?.pk?.S)).toContain('GB#10000002');
     expect((await streamRecords()).length).toBe(before.length);
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TargetFactory } from '../../../infra/cli/context';
 import { run } from '../../../infra/cli/main';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';

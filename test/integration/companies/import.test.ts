@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import {
   detectImportFormat,
   type ImportRecord,
@@ -15,7 +16,6 @@ import {
   UnsupportedImportFileError,
 } from '../../../infra/operations/companies/import';
 import type { CompanyStore, SaveOutcome } from '../../../shared/companies/company-store';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import type { ProfileContent } from '../../../shared/companies/profile';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { importProfiles, readRegisterProfiles } from '../../../infra/operations/companies/import';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { normalizeName } from '../../../shared/companies/names';
 import type { ProfileContent } from '../../../shared/companies/profile';
 import { type SearchItem, searchCompanies } from '../../../shared/companies/search';

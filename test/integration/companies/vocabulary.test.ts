@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { searchCompanies } from '../../../shared/companies/search';
 import { variantsOf } from '../../../shared/companies/vocabulary';
 import { companiesTable } from '../../../shared/storage/tables';
@@ -44,7 +44,7 @@ describe('the vocabulary behind spelling correction, on DynamoDB Local', () => {
     expect(await candidatesFor('stonecuters')).toContain('stonecutters');
   });
 
-  it('learns the words of a company another store instance saved, as a second function would', async () => {
+  it('learns the words of a company another store instance saved, as a second import would', async () => {
     await new DynamoCompanyStore(tables.doc, tables.names.companies as string).save(
       profileContent({ companyNumber: '40000021', name: 'Whitewater Rafting Ltd' }),
     );

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type DemoDataset, demoDataset, INDEX_LAYOUT, seedDemoCompanies } from '../../../infra/local/seed';
-import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
 

@@ -1,15 +1,28 @@
 import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import { logger } from '../observability/logger';
-import type { Jurisdiction } from './profile';
-import { wordPartition } from './search-index';
-import { isCorrectable } from './spelling';
-import { variantKey, variantsOf, type WordChange } from './vocabulary';
+import type { Jurisdiction } from '../../../shared/companies/profile';
+import { wordPartition } from '../../../shared/companies/search-index';
+import { isCorrectable } from '../../../shared/companies/spelling';
+import { variantKey, variantsOf } from '../../../shared/companies/vocabulary';
+import { logger } from '../../../shared/observability/logger';
 
 /** Words an import remembers having added, at most; past it the memory starts again (a word is then only written twice). */
 const MAX_KNOWN_WORDS = 500_000;
 /** Vocabulary updates in flight at once during an import. */
 const VOCABULARY_WRITES_IN_FLIGHT = 8;
+
+export interface WordChange {
+  readonly jurisdiction: Jurisdiction;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+}
+
+/** What the words a name had and has now mean for the vocabulary. */
+export function wordChange(jurisdiction: Jurisdiction, before: readonly string[], after: readonly string[]): WordChange {
+  const old = new Set(before);
+  const now = new Set(after);
+  return { jurisdiction, added: [...now].filter((word) => !old.has(word)), removed: [...old].filter((word) => !now.has(word)) };
+}
 
 /** The spelling vocabulary kept in step with the names profiles are saved under. */
 export class VocabularyUpkeep {

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import { BATCH_WRITE_LIMIT, batchWrite } from '../storage/batch';
-import type { SaveOutcome } from './company-store';
-import type { ProfileContent } from './profile';
+import type { SaveOutcome } from '../../../shared/companies/company-store';
+import type { ProfileContent } from '../../../shared/companies/profile';
+import { BATCH_WRITE_LIMIT, batchWrite } from '../../../shared/storage/batch';
 
 /** BatchWriteItem requests of new companies in flight per call. */
 const CREATE_REQUESTS_IN_FLIGHT = 4;

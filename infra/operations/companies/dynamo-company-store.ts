@@ -1,0 +1,147 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
+import {
+  type CompanyStore,
+  ConcurrentProfileUpdateError,
+  contentHashOf,
+  indexedNameOf,
+  type KeyRange,
+  type NameIndex,
+  type PartitionPage,
+  type SaveManyOptions,
+  type SaveOutcome,
+} from '../../../shared/companies/company-store';
+import { DynamoNameIndex } from '../../../shared/companies/dynamo-name-index';
+import { DynamoProfileReader } from '../../../shared/companies/dynamo-profile-reader';
+import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
+import type { SearchEntry } from '../../../shared/companies/search-index';
+import { keyOf, keyText, type StoredProfile } from '../../../shared/companies/stored-profile';
+import { batchGet } from '../../../shared/storage/batch';
+import { createNewProfiles } from './bulk-creation';
+import { newCompanyItems, type ProfileBookkeeping, replaceProfile } from './profile-transaction';
+import { VocabularyUpkeep, wordChange } from './vocabulary-upkeep';
+
+/**
+ * Company profiles in the companies table as imports and demo changes write them: saved one by one
+ * behind a version guard that keeps a profile's index items consistent with it, or in bulk; the
+ * spelling vocabulary follows every save. Reads as the API serves them, and search's reads of the
+ * name index, come with it.
+ */
+export class DynamoCompanyStore extends DynamoProfileReader implements CompanyStore, NameIndex {
+  private readonly index: DynamoNameIndex;
+  private readonly vocabulary?: VocabularyUpkeep;
+
+  constructor(
+    doc: DynamoDBDocumentClient,
+    tableName: string,
+    private readonly clock: () => Date = () => new Date(),
+    /** False for a first load that writes the vocabulary in bulk afterwards (dynamo-vocabulary.ts). */
+    keepVocabulary = true,
+  ) {
+    super(doc, tableName);
+    this.index = new DynamoNameIndex(doc, tableName);
+    if (keepVocabulary) this.vocabulary = new VocabularyUpkeep(doc, tableName);
+  }
+
+  async save(content: ProfileContent): Promise<SaveOutcome> {
+    return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), true);
+  }
+
+  /**
+   * Companies not stored yet are written with BatchWriteItem, their profile and index items together,
+   * 25 items a request; a company that exists goes through its version-guarded transaction, which
+   * keeps its index items consistent with the profile it replaces; unchanged content writes nothing.
+   */
+  async saveMany(contents: readonly ProfileContent[], options: SaveManyOptions = {}): Promise<PromiseSettledResult<SaveOutcome>[]> {
+    const current = await this.readMany(contents);
+    const results: PromiseSettledResult<SaveOutcome>[] = new Array(contents.length);
+    const fresh: number[] = [];
+    const rest: number[] = [];
+    const seen = new Set<string>();
+    for (const [index, content] of contents.entries()) {
+      const key = keyText(content);
+      if (!current.has(key) && !seen.has(key)) fresh.push(index);
+      else rest.push(index);
+      seen.add(key);
+    }
+    const freshContents = fresh.map((index) => contents[index] as ProfileContent);
+    const created = await createNewProfiles(
+      {
+        doc: this.doc,
+        tableName: this.tableName,
+        itemsOf: (content) => newCompanyItems(content, this.bookkeepingOf(content)),
+        writeAlone: (content) => this.write(content, undefined, true),
+      },
+      freshContents,
+      (position, result) => {
+        results[fresh[position] as number] = result;
+      },
+    );
+    await this.vocabulary?.update(
+      created.map((position) => {
+        const content = freshContents[position] as ProfileContent;
+        return wordChange(content.jurisdiction, [], indexedNameOf(content.name).words);
+      }),
+    );
+    // The same company twice in one call: a later copy waits for the earlier write, then re-reads.
+    const inFlight = new Map<string, Promise<SaveOutcome>>();
+    const limit = pLimit(options.concurrency ?? 16);
+    const settled = await Promise.allSettled(
+      rest.map((index) =>
+        limit(() => {
+          const content = contents[index] as ProfileContent;
+          const key = keyText(content);
+          const earlier = inFlight.get(key);
+          const saved = earlier
+            ? earlier.then(
+                () => this.save(content),
+                () => this.save(content),
+              )
+            : current.has(key)
+              ? this.write(content, current.get(key), true)
+              : this.save(content);
+          inFlight.set(key, saved);
+          return saved;
+        }),
+      ),
+    );
+    for (const [position, result] of settled.entries()) results[rest[position] as number] = result;
+    return results;
+  }
+
+  queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {
+    return this.index.queryPartition(pk, range, limit);
+  }
+
+  entryByNumber(jurisdiction: Jurisdiction, companyNumber: string): Promise<SearchEntry | undefined> {
+    return this.index.entryByNumber(jurisdiction, companyNumber);
+  }
+
+  variantWords(jurisdiction: Jurisdiction, variants: readonly string[]): Promise<Map<string, readonly string[]>> {
+    return this.index.variantWords(jurisdiction, variants);
+  }
+
+  private bookkeepingOf(content: ProfileContent, contentHash = contentHashOf(content)): ProfileBookkeeping {
+    return { indexed: indexedNameOf(content.name), contentHash, updatedAt: this.clock().toISOString() };
+  }
+
+  /** The stored profiles of a batch, by key, so unchanged content costs one batched read and no write. */
+  private async readMany(keys: readonly ProfileContent[]): Promise<Map<string, StoredProfile>> {
+    const unique = [...new Map(keys.map((key) => [keyText(key), keyOf(key)])).values()];
+    const items = await batchGet<StoredProfile>(this.doc, this.tableName, unique);
+    return new Map(items.map((item) => [keyText(item), item]));
+  }
+
+  private async write(content: ProfileContent, current: StoredProfile | undefined, mayRetry: boolean): Promise<SaveOutcome> {
+    const contentHash = contentHashOf(content);
+    if (current?.contentHash === contentHash) return 'unchanged';
+
+    const bookkeeping = this.bookkeepingOf(content, contentHash);
+    if (!(await replaceProfile(this.doc, this.tableName, content, current, bookkeeping))) {
+      if (!mayRetry) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
+      return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), false);
+    }
+    await this.vocabulary?.update([wordChange(content.jurisdiction, current?.words ?? [], bookkeeping.indexed.words)]);
+    return current ? 'updated' : 'created';
+  }
+}

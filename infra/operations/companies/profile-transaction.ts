@@ -1,0 +1,75 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ProfileContent } from '../../../shared/companies/profile';
+import { type IndexedName, indexChanges, indexItemsOf, searchEntryOf } from '../../../shared/companies/search-index';
+import { keyOf, type StoredProfile, storedEntryOf } from '../../../shared/companies/stored-profile';
+
+/** What a write knows about the content beyond the content itself. */
+export interface ProfileBookkeeping {
+  readonly indexed: IndexedName;
+  readonly contentHash: string;
+  readonly updatedAt: string;
+}
+
+/** The profile item as written: the content, the next version, and what validators and the index read back. */
+export function profileItem(content: ProfileContent, current: StoredProfile | undefined, bookkeeping: ProfileBookkeeping) {
+  return {
+    ...keyOf(content),
+    ...content,
+    version: (current?.version ?? 0) + 1,
+    updatedAt: bookkeeping.updatedAt,
+    contentHash: bookkeeping.contentHash,
+    normalizedName: bookkeeping.indexed.normalizedName,
+    words: bookkeeping.indexed.words,
+  };
+}
+
+/** Every item of a company not stored yet: its profile at version 1 and its name-index items. */
+export const newCompanyItems = (content: ProfileContent, bookkeeping: ProfileBookkeeping): object[] => [
+  profileItem(content, undefined, bookkeeping),
+  ...indexItemsOf(searchEntryOf(content, bookkeeping.indexed)),
+];
+
+/**
+ * Replaces the profile read as `current` (or creates it when there was none) in one transaction with
+ * the index items that changed, guarded by the version read, so the index never describes a profile
+ * that is not stored. False when another writer got there first: the caller reads again.
+ */
+export async function replaceProfile(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  content: ProfileContent,
+  current: StoredProfile | undefined,
+  bookkeeping: ProfileBookkeeping,
+): Promise<boolean> {
+  const { puts, deletes } = indexChanges(
+    current ? indexItemsOf(storedEntryOf(current)) : [],
+    indexItemsOf(searchEntryOf(content, bookkeeping.indexed)),
+  );
+  const guard = current
+    ? { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': current.version } }
+    : { ConditionExpression: 'attribute_not_exists(pk)' };
+  try {
+    await doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName, Item: profileItem(content, current, bookkeeping), ...guard } },
+          ...puts.map((put) => ({ Put: { TableName: tableName, Item: put } })),
+          ...deletes.map((key) => ({ Delete: { TableName: tableName, Key: key } })),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isLostRace(error)) return false;
+    throw error;
+  }
+}
+
+/** The profile's version guard failed, or another transaction held one of the items. */
+function isLostRace(error: unknown): boolean {
+  if (!(error instanceof TransactionCanceledException)) return false;
+  return (error.CancellationReasons ?? []).some(
+    (reason) => reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict',
+  );
+}
