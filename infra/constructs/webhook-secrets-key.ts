@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ENCRYPTION_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/kms-data-keys';
+import { ENCRYPTION_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/webhook-secrets-key';
 import { WEBHOOK_SECRETS_ACTIONS, type WebhookSecretsAccess } from '../catalogue';
 
 /** The key's alias: one per stage, as each stage is a stack of its own. */

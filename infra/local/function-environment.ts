@@ -1,5 +1,5 @@
 import { ENDPOINT_VARIABLES } from '../../shared/aws/clients';
-import { WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/kms-data-keys';
+import { WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/webhook-secrets-key';
 import { SERVICE_NAME } from '../../shared/observability/service';
 import { type FunctionSpec, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../catalogue';
 import { LOCAL_ACCOUNT_ID, localFunctionName } from './functions';

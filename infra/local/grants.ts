@@ -5,7 +5,7 @@ import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { KMSServiceException } from '@aws-sdk/client-kms';
 import { SQSServiceException } from '@aws-sdk/client-sqs';
 import type { AwsClientHook, AwsService, HookableClient } from '../../shared/aws/client-hooks';
-import { ENCRYPTION_CONTEXT } from '../../shared/crypto/kms-data-keys';
+import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
 import { isKeyedWrite, type KeyAction, type QueueAction, type TableAction } from '../../shared/iam/actions';
 
 /**

@@ -3,8 +3,8 @@ import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { ENCRYPTION_CONTEXT } from '../../shared/crypto/kms-data-keys';
 import type { DataKeys } from '../../shared/crypto/secret-sealer';
+import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
 
 /** The name the local runtime gives the key; deployed, the stack's key ARN stands here. */
 export const LOCAL_WEBHOOK_SECRETS_KEY_ID = 'alias/bureau-local-webhook-secrets';

@@ -1,9 +1,7 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { awsClient } from '../aws/clients';
 import { type DataKeys, EnvelopeSealer, type SecretSealer } from './secret-sealer';
-
-/** Every data key is bound to what it protects: KMS refuses to decrypt it under any other context. */
-export const ENCRYPTION_CONTEXT: Readonly<Record<string, string>> = { purpose: 'bureau-webhook-signing-secrets' };
+import { ENCRYPTION_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from './webhook-secrets-key';
 
 /** Data keys from a KMS key (locally, from the runtime's stand-in, through the same SDK calls). */
 export class KmsDataKeys implements DataKeys {
@@ -30,8 +28,6 @@ export class KmsDataKeys implements DataKeys {
 }
 
 /** The KMS key that seals webhook signing secrets, from the function's environment. */
-export const WEBHOOK_SECRETS_KEY_VARIABLE = 'WEBHOOK_SECRETS_KEY_ID';
-
 export function webhookSecretsKeyId(env: NodeJS.ProcessEnv = process.env): string {
   const keyId = env[WEBHOOK_SECRETS_KEY_VARIABLE]?.trim();
   if (!keyId) throw new Error(`${WEBHOOK_SECRETS_KEY_VARIABLE} is not set`);

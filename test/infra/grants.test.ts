@@ -4,7 +4,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functions as catalogue, type FunctionSpec, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../../infra/catalogue';
 import { BureauStack } from '../../infra/stack';
-import { ENCRYPTION_CONTEXT } from '../../shared/crypto/kms-data-keys';
+import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues } from '../../shared/queues/queues';
 import { allTables } from '../../shared/storage/tables';

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLocalGrants } from '../../../infra/local/grants';
 import { LOCAL_WEBHOOK_SECRETS_KEY_ID, LocalDataKeys, type LocalKms, LocalKmsKey, startLocalKms } from '../../../infra/local/kms';
 import { awsClient } from '../../../shared/aws/clients';
-import { ENCRYPTION_CONTEXT, KmsDataKeys, webhookSecretSealer } from '../../../shared/crypto/kms-data-keys';
+import { KmsDataKeys, webhookSecretSealer } from '../../../shared/crypto/kms-data-keys';
 import { EnvelopeSealer } from '../../../shared/crypto/secret-sealer';
+import { ENCRYPTION_CONTEXT } from '../../../shared/crypto/webhook-secrets-key';
 
 let kms: LocalKms;
 let keyFile: string;
