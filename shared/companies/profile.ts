@@ -14,7 +14,31 @@ export interface Money {
   readonly currency: 'GBP' | 'EUR';
 }
 
-export interface Overview {
+/**
+ * Where a block's values come from, on register profiles: the file, the snapshot, the rule and the
+ * facts it read. A block whose derived values do not change keeps its provenance, asOf included.
+ */
+export interface Provenance {
+  readonly source: 'companies-house-basic-company-data' | 'cro-companies';
+  /** ISO date of the snapshot the block's current values were derived from. */
+  readonly asOf: string;
+  readonly rule: string;
+  /** By the register's column name as published; names starting `snapshots.` are kept from earlier snapshots. */
+  readonly facts: Readonly<Record<string, string | null>>;
+}
+
+/** Present on the blocks of profiles whose dataSource is 'register'. */
+export interface Traced {
+  readonly provenance?: Provenance;
+}
+
+export interface PreviousName {
+  readonly name: string;
+  /** The register's date of change of name: the last day the company went by this one. */
+  readonly changedOn: string | null;
+}
+
+export interface Overview extends Traced {
   /** Register type code, e.g. 'ltd', 'llp', 'dac' (the schema lists every code). */
   readonly companyType: string;
   /** e.g. 'community-interest-company'; null when the register gives none. */
@@ -29,6 +53,8 @@ export interface Overview {
   readonly complexity: 'simple' | 'moderate' | 'complex';
   readonly maturity: 'new' | 'young' | 'established' | 'mature';
   readonly employeesBand: string;
+  /** Former names, most recent first, when the register lists them. */
+  readonly previousNames?: readonly PreviousName[];
 }
 
 export const TRADING_STATUSES = [
@@ -47,14 +73,14 @@ export const TRADING_STATUSES = [
   'other',
 ] as const;
 
-export interface TradingStatus {
+export interface TradingStatus extends Traced {
   readonly status: (typeof TRADING_STATUSES)[number];
   /** The register's own label, e.g. "Active - Proposal to Strike off". */
   readonly registerStatus: string;
   readonly since: string | null;
 }
 
-export interface FilingBehaviour {
+export interface FilingBehaviour extends Traced {
   readonly consistency: 'consistent' | 'mostly_consistent' | 'inconsistent' | 'no_history';
   readonly lastAccountsFiledOn: string | null;
   readonly lastConfirmationStatementOn: string | null;
@@ -64,7 +90,7 @@ export interface FilingBehaviour {
   readonly lateFilingsLast5Years: number;
 }
 
-export interface RiskOfFailure {
+export interface RiskOfFailure extends Traced {
   readonly level: 'Low' | 'Moderate' | 'High' | 'Severe';
   /** 0 (no risk seen) to 100 (failure imminent). */
   readonly score: number;
@@ -72,7 +98,7 @@ export interface RiskOfFailure {
   readonly drivers: readonly string[];
 }
 
-export interface CreditCapacity {
+export interface CreditCapacity extends Traced {
   readonly creditLimit: Money;
   readonly tradeLimit: Money;
   readonly assessedOn: string;
@@ -89,7 +115,7 @@ export interface EarlySignal {
   readonly updatedAt: string;
 }
 
-export interface EarlySignals {
+export interface EarlySignals extends Traced {
   readonly signals: readonly EarlySignal[];
 }
 
