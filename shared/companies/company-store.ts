@@ -10,6 +10,24 @@ export interface SaveManyOptions {
   readonly concurrency?: number;
 }
 
+/**
+ * A profile whose content depends on the one it replaces: a register snapshot carries forward what
+ * earlier snapshots established (signals and their states, late filings seen), so it is derived
+ * from the stored profile at the moment of the write, and again if another writer got there first.
+ */
+export interface ProfileDraft {
+  readonly jurisdiction: Jurisdiction;
+  readonly companyNumber: string;
+  /** The register snapshot the draft comes from: recorded with the profile even when its content does not change. */
+  readonly registerSnapshot?: string;
+  derive(current: CompanyProfile | undefined): ProfileContent;
+}
+
+/** What a save takes: finished content, or a draft derived from what is stored. */
+export type ProfileInput = ProfileContent | ProfileDraft;
+
+export const isDraft = (input: ProfileInput): input is ProfileDraft => typeof (input as ProfileDraft).derive === 'function';
+
 /** A profile with the hash of its content: together with the version, what a validator (ETag) needs. */
 export interface ProfileRecord {
   readonly profile: CompanyProfile;
@@ -23,9 +41,9 @@ export interface CompanyStore {
   /** The profiles that exist among the keys, in one batched read, by `<jurisdiction>#<companyNumber>`. */
   getMany(keys: ReadonlyArray<{ jurisdiction: Jurisdiction; companyNumber: string }>): Promise<Map<string, CompanyProfile>>;
   /** Writes the profile and its name-index items atomically; identical content writes nothing. */
-  save(content: ProfileContent): Promise<SaveOutcome>;
+  save(content: ProfileInput): Promise<SaveOutcome>;
   /** Saves many profiles with bounded parallelism; one result per input, in input order. */
-  saveMany(contents: readonly ProfileContent[], options?: SaveManyOptions): Promise<PromiseSettledResult<SaveOutcome>[]>;
+  saveMany(contents: readonly ProfileInput[], options?: SaveManyOptions): Promise<PromiseSettledResult<SaveOutcome>[]>;
 }
 
 /** A key range inside one index partition: sort keys from `lower` to `upper`, strictly after `after`. */

@@ -8,6 +8,8 @@ export interface StoredProfile extends CompanyProfile {
   readonly contentHash: string;
   readonly normalizedName: string;
   readonly words: readonly string[];
+  /** Date of the latest register snapshot that listed the company, for register profiles. */
+  readonly registerSnapshot?: string;
 }
 
 /** The profile as the API shows it: exactly its fields, none of the bookkeeping. */

@@ -11,9 +11,9 @@ export interface BulkCreation {
   readonly doc: DynamoDBDocumentClient;
   readonly tableName: string;
   /** A new company's items: its profile and its index items, written together. */
-  readonly itemsOf: (content: ProfileContent) => object[];
+  readonly itemsOf: (content: ProfileContent, position: number) => object[];
   /** A company whose items do not fit one request, written on its own. */
-  readonly writeAlone: (content: ProfileContent) => Promise<SaveOutcome>;
+  readonly writeAlone: (content: ProfileContent, position: number) => Promise<SaveOutcome>;
 }
 
 /**
@@ -31,7 +31,7 @@ export async function createNewProfiles(
   const oversize: number[] = [];
   const created: number[] = [];
   for (const [position, content] of contents.entries()) {
-    const items = bulk.itemsOf(content);
+    const items = bulk.itemsOf(content, position);
     if (items.length > BATCH_WRITE_LIMIT) {
       oversize.push(position);
       continue;
@@ -48,7 +48,7 @@ export async function createNewProfiles(
   const transactions = oversize.map((position) =>
     limit(async () => {
       try {
-        settle(position, { status: 'fulfilled', value: await bulk.writeAlone(contents[position] as ProfileContent) });
+        settle(position, { status: 'fulfilled', value: await bulk.writeAlone(contents[position] as ProfileContent, position) });
       } catch (reason) {
         settle(position, { status: 'rejected', reason });
       }

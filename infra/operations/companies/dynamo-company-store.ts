@@ -1,13 +1,15 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import {
   type CompanyStore,
   ConcurrentProfileUpdateError,
   contentHashOf,
   indexedNameOf,
+  isDraft,
   type KeyRange,
   type NameIndex,
   type PartitionPage,
+  type ProfileInput,
   type SaveManyOptions,
   type SaveOutcome,
 } from '../../../shared/companies/company-store';
@@ -15,7 +17,7 @@ import { DynamoNameIndex } from '../../../shared/companies/dynamo-name-index';
 import { DynamoProfileReader } from '../../../shared/companies/dynamo-profile-reader';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import type { SearchEntry } from '../../../shared/companies/search-index';
-import { keyOf, keyText, type StoredProfile } from '../../../shared/companies/stored-profile';
+import { keyOf, keyText, profileOf, type StoredProfile } from '../../../shared/companies/stored-profile';
 import { batchGet } from '../../../shared/storage/batch';
 import { createNewProfiles } from './bulk-creation';
 import { newCompanyItems, type ProfileBookkeeping, replaceProfile } from './profile-transaction';
@@ -43,8 +45,8 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     if (keepVocabulary) this.vocabulary = new VocabularyUpkeep(doc, tableName);
   }
 
-  async save(content: ProfileContent): Promise<SaveOutcome> {
-    return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), true);
+  async save(input: ProfileInput): Promise<SaveOutcome> {
+    return this.write(input, await this.read(input.jurisdiction, input.companyNumber, true), true);
   }
 
   /**
@@ -52,8 +54,9 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
    * 25 items a request; a company that exists goes through its version-guarded transaction, which
    * keeps its index items consistent with the profile it replaces; unchanged content writes nothing.
    */
-  async saveMany(contents: readonly ProfileContent[], options: SaveManyOptions = {}): Promise<PromiseSettledResult<SaveOutcome>[]> {
-    const current = await this.readMany(contents);
+  async saveMany(inputs: readonly ProfileInput[], options: SaveManyOptions = {}): Promise<PromiseSettledResult<SaveOutcome>[]> {
+    const current = await this.readMany(inputs);
+    const contents = inputs;
     const results: PromiseSettledResult<SaveOutcome>[] = new Array(contents.length);
     const fresh: number[] = [];
     const rest: number[] = [];
@@ -64,13 +67,14 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
       else rest.push(index);
       seen.add(key);
     }
-    const freshContents = fresh.map((index) => contents[index] as ProfileContent);
+    const freshInputs = fresh.map((index) => contents[index] as ProfileInput);
+    const freshContents = freshInputs.map((input) => (isDraft(input) ? input.derive(undefined) : input));
     const created = await createNewProfiles(
       {
         doc: this.doc,
         tableName: this.tableName,
-        itemsOf: (content) => newCompanyItems(content, this.bookkeepingOf(content)),
-        writeAlone: (content) => this.write(content, undefined, true),
+        itemsOf: (content, position) => newCompanyItems(content, this.bookkeepingOf(content, snapshotOf(freshInputs[position]))),
+        writeAlone: (content, position) => this.write(freshInputs[position] ?? content, undefined, true),
       },
       freshContents,
       (position, result) => {
@@ -89,7 +93,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     const settled = await Promise.allSettled(
       rest.map((index) =>
         limit(() => {
-          const content = contents[index] as ProfileContent;
+          const content = contents[index] as ProfileInput;
           const key = keyText(content);
           const earlier = inFlight.get(key);
           const saved = earlier
@@ -121,27 +125,57 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     return this.index.variantWords(jurisdiction, variants);
   }
 
-  private bookkeepingOf(content: ProfileContent, contentHash = contentHashOf(content)): ProfileBookkeeping {
-    return { indexed: indexedNameOf(content.name), contentHash, updatedAt: this.clock().toISOString() };
+  private bookkeepingOf(content: ProfileContent, registerSnapshot: string | undefined, contentHash = contentHashOf(content)): ProfileBookkeeping {
+    return {
+      indexed: indexedNameOf(content.name),
+      contentHash,
+      updatedAt: this.clock().toISOString(),
+      ...(registerSnapshot ? { registerSnapshot } : {}),
+    };
   }
 
   /** The stored profiles of a batch, by key, so unchanged content costs one batched read and no write. */
-  private async readMany(keys: readonly ProfileContent[]): Promise<Map<string, StoredProfile>> {
+  private async readMany(keys: readonly ProfileInput[]): Promise<Map<string, StoredProfile>> {
     const unique = [...new Map(keys.map((key) => [keyText(key), keyOf(key)])).values()];
     const items = await batchGet<StoredProfile>(this.doc, this.tableName, unique);
     return new Map(items.map((item) => [keyText(item), item]));
   }
 
-  private async write(content: ProfileContent, current: StoredProfile | undefined, mayRetry: boolean): Promise<SaveOutcome> {
+  private async write(input: ProfileInput, current: StoredProfile | undefined, mayRetry: boolean): Promise<SaveOutcome> {
+    const content = isDraft(input) ? input.derive(current ? profileOf(current) : undefined) : input;
+    const registerSnapshot = snapshotOf(input);
     const contentHash = contentHashOf(content);
-    if (current?.contentHash === contentHash) return 'unchanged';
+    if (current?.contentHash === contentHash) {
+      if (registerSnapshot && current.registerSnapshot !== registerSnapshot) await this.recordSnapshot(current, registerSnapshot);
+      return 'unchanged';
+    }
 
-    const bookkeeping = this.bookkeepingOf(content, contentHash);
+    const bookkeeping = this.bookkeepingOf(content, registerSnapshot, contentHash);
     if (!(await replaceProfile(this.doc, this.tableName, content, current, bookkeeping))) {
       if (!mayRetry) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
-      return this.write(content, await this.read(content.jurisdiction, content.companyNumber, true), false);
+      return this.write(input, await this.read(content.jurisdiction, content.companyNumber, true), false);
     }
     await this.vocabulary?.update([wordChange(content.jurisdiction, current?.words ?? [], bookkeeping.indexed.words)]);
     return current ? 'updated' : 'created';
   }
+
+  /**
+   * An unchanged company seen in a newer snapshot: only the bookkeeping moves, so no version, no
+   * stream event the detector acts on, no webhook. An older snapshot never overwrites a newer one.
+   */
+  private async recordSnapshot(current: StoredProfile, registerSnapshot: string): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keyOf(current),
+        UpdateExpression: 'SET registerSnapshot = :snapshot',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(registerSnapshot) OR registerSnapshot < :snapshot)',
+        ExpressionAttributeValues: { ':snapshot': registerSnapshot },
+      }),
+    ).catch((error: unknown) => {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    });
+  }
 }
+
+const snapshotOf = (input: ProfileInput | undefined) => (input && isDraft(input) ? input.registerSnapshot : undefined);

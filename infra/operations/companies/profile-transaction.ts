@@ -9,6 +9,8 @@ export interface ProfileBookkeeping {
   readonly indexed: IndexedName;
   readonly contentHash: string;
   readonly updatedAt: string;
+  /** The register snapshot the content was derived from, when it came from one: what the gone-companies sweep reads. */
+  readonly registerSnapshot?: string;
 }
 
 /** The profile item as written: the content, the next version, and what validators and the index read back. */
@@ -21,6 +23,7 @@ export function profileItem(content: ProfileContent, current: StoredProfile | un
     contentHash: bookkeeping.contentHash,
     normalizedName: bookkeeping.indexed.normalizedName,
     words: bookkeeping.indexed.words,
+    ...(bookkeeping.registerSnapshot ? { registerSnapshot: bookkeeping.registerSnapshot } : {}),
   };
 }
 

@@ -226,14 +226,14 @@ function parseFields(text: string): string[] {
 
 const quoteCount = (text: string) => text.split('"').length - 1;
 
-interface LogicalRecord {
+export interface LogicalRecord {
   readonly line: number;
   readonly text?: string;
   readonly error?: string;
 }
 
 /** Joins physical lines while a quoted field is open; gives up on a record after MAX_LINES_PER_RECORD. */
-async function* logicalRecords(stream: Readable): AsyncGenerator<LogicalRecord> {
+export async function* logicalRecords(stream: Readable): AsyncGenerator<LogicalRecord> {
   const pending: { line: number; text: string }[] = [];
   let lineNumber = 0;
   const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
