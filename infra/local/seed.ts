@@ -5,7 +5,7 @@ import { indexedNameOf } from '../../shared/companies/company-store';
 import type { Jurisdiction } from '../../shared/companies/profile';
 import { DynamoCompanyStore } from '../operations/companies/dynamo-company-store';
 import { addToVocabularyInBulk } from '../operations/companies/dynamo-vocabulary';
-import { type ImportRecord, type ImportStats, importProfiles, readRegisterProfiles } from '../operations/companies/import';
+import { type ContentRecord, type ImportStats, importProfiles, readRegisterProfiles } from '../operations/companies/import';
 import { generateIrishCompanies } from '../operations/demo/company-generator';
 import { repositoryRoot } from './paths';
 
@@ -46,12 +46,12 @@ const VOCABULARY_PROGRESS_INTERVAL_MS = 10_000;
  * seconds of the first start and the load finishes with both complete. The sample's first row is the
  * company the README uses. Stops yielding once `signal` aborts.
  */
-async function* demoRecords(dataset: DemoDataset, signal: AbortSignal): AsyncGenerator<ImportRecord> {
+async function* demoRecords(dataset: DemoDataset, signal: AbortSignal): AsyncGenerator<ContentRecord> {
   const irish = generateIrishCompanies(dataset.ieCount);
   const irishPerRow = dataset.ieCount / Math.max(1, dataset.gbRows);
   let irishLine = 0;
   let irishOwed = 0;
-  function* irishDue(): Generator<ImportRecord> {
+  function* irishDue(): Generator<ContentRecord> {
     for (; irishOwed >= 1; irishOwed--) {
       const next = irish.next();
       if (next.done) return;
@@ -121,7 +121,7 @@ export async function seedDemoCompanies({ doc, tableName, log, signal, dataset =
   let lastLine = started;
   // The vocabulary is written in bulk once the companies are in: searchable first, typo-tolerant soon after.
   const words = new Map<string, { jurisdiction: Jurisdiction; word: string }>();
-  async function* collectingWords(records: AsyncIterable<ImportRecord>): AsyncGenerator<ImportRecord> {
+  async function* collectingWords(records: AsyncIterable<ContentRecord>): AsyncGenerator<ContentRecord> {
     for await (const record of records) {
       if (record.profile) {
         const { jurisdiction } = record.profile;

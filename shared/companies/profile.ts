@@ -38,6 +38,8 @@ export interface PreviousName {
   readonly changedOn: string | null;
 }
 
+export type SizeBand = 'micro' | 'small' | 'medium' | 'large';
+
 export interface Overview extends Traced {
   /** Register type code, e.g. 'ltd', 'llp', 'dac' (the schema lists every code). */
   readonly companyType: string;
@@ -49,10 +51,11 @@ export interface Overview extends Traced {
   /** GB: 5-digit UK SIC 2007 codes; IE: 4-digit NACE Rev. 2 codes. */
   readonly sicCodes: readonly string[];
   readonly registeredOffice: string | null;
-  readonly sizeBand: 'micro' | 'small' | 'medium' | 'large';
+  /** Null when the register does not tell (register profiles only). */
+  readonly sizeBand: SizeBand | null;
   readonly complexity: 'simple' | 'moderate' | 'complex';
   readonly maturity: 'new' | 'young' | 'established' | 'mature';
-  readonly employeesBand: string;
+  readonly employeesBand: string | null;
   /** Former names, most recent first, when the register lists them. */
   readonly previousNames?: readonly PreviousName[];
 }
@@ -88,6 +91,8 @@ export interface FilingBehaviour extends Traced {
   readonly accountsOverdue: boolean;
   readonly confirmationStatementOverdue: boolean;
   readonly lateFilingsLast5Years: number;
+  /** End of the financial year the latest accounts cover (register profiles). */
+  readonly lastAccountsMadeUpTo?: string | null;
 }
 
 export interface RiskOfFailure extends Traced {

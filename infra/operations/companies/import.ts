@@ -1,22 +1,33 @@
-import { open } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import pLimit from 'p-limit';
-import type { CompanyStore, SaveOutcome } from '../../../shared/companies/company-store';
-import type { ProfileContent } from '../../../shared/companies/profile';
-import { demoProfile } from '../demo/demo-profile';
-import { DEMO_AS_OF } from '../demo/register-facts';
-import { validateProfileContent } from './profile-validation';
-import { readRegisterCsv } from './register-csv';
+import { type CompanyStore, canonicalJson, isDraft, type ProfileInput, type SaveOutcome } from '../../../shared/companies/company-store';
+import { BLOCK_NAMES, type CompanyProfile, type ProfileContent } from '../../../shared/companies/profile';
+
+export {
+  formatOfHead,
+  type ImportFormat,
+  type ImportSource,
+  openImportFile,
+  readImportStream,
+  readRegisterProfiles,
+  type StreamOptions,
+  UnsupportedImportFileError,
+} from './import-sources';
+export { readNdjsonProfiles } from './ndjson-profiles';
 
 /** One input record: a profile to save, or the reason its line cannot be one. */
 export interface ImportRecord {
   /** 1-based line of the input where the record starts. */
   readonly line: number;
-  readonly profile?: ProfileContent;
+  /** The file inside an archive the line belongs to. */
+  readonly file?: string;
+  readonly profile?: ProfileInput;
   readonly error?: string;
+  /** Register values no rule knows (mapped to `other` or left unknown), for the summary. */
+  readonly unknownValues?: readonly { readonly field: string; readonly value: string }[];
 }
+
+/** A record whose profile is finished content (NDJSON documents, demo rows), not a draft. */
+export type ContentRecord = Omit<ImportRecord, 'profile'> & { readonly profile?: ProfileContent };
 
 export interface ImportStats {
   /** Records read from the source so far. */
@@ -29,12 +40,20 @@ export interface ImportStats {
 
 export interface ImportError {
   readonly line: number;
+  readonly file?: string;
   readonly message: string;
 }
 
 export interface ImportResult extends ImportStats {
   /** The first `maxErrors` rejections, in the order they were found. */
   readonly errors: readonly ImportError[];
+  /**
+   * What the updates changed, by kind: `block:<name>` for a block whose values changed,
+   * `signal:<kind>` for a new early signal, `signal:<kind>:<state>` for one that changed state.
+   */
+  readonly changes: Readonly<Record<string, number>>;
+  /** Register values no rule knows, by field and value, with how many rows carried them. */
+  readonly unknownValues: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 export interface ImportOptions {
@@ -68,29 +87,45 @@ export async function importProfiles(
   const maxErrors = options.maxErrors ?? DEFAULT_MAX_IMPORT_ERRORS;
   const counts: Record<SaveOutcome | 'read' | 'rejected', number> = { read: 0, created: 0, updated: 0, unchanged: 0, rejected: 0 };
   const errors: ImportError[] = [];
+  const changes: Record<string, number> = {};
+  const unknownValues: Record<string, Record<string, number>> = {};
   const limit = pLimit(concurrency);
   const inFlight = new Set<Promise<void>>();
   let fatal: { error: unknown } | undefined;
 
   const snapshot = (): ImportStats => ({ ...counts });
-  const reject = (line: number, message: string) => {
+  const reject = (record: Pick<ImportRecord, 'line' | 'file'> | undefined, message: string) => {
     counts.rejected++;
-    if (errors.length < maxErrors) errors.push({ line, message });
+    if (errors.length < maxErrors) errors.push({ line: record?.line ?? 0, ...(record?.file ? { file: record.file } : {}), message });
+  };
+  const noteUnknown = (record: ImportRecord) => {
+    for (const { field, value } of record.unknownValues ?? []) {
+      const values = unknownValues[field] ?? {};
+      unknownValues[field] = values;
+      if (value in values || Object.keys(values).length < MAX_UNKNOWN_VALUES_PER_FIELD) values[value] = (values[value] ?? 0) + 1;
+    }
   };
 
-  const write = async (batch: readonly (ImportRecord & { profile: ProfileContent })[]) => {
+  const write = async (records: readonly (ImportRecord & { profile: ProfileInput })[]) => {
+    const batch = records.map((record) => ({ ...record, watched: watchDerivation(record.profile) }));
     // Read no further ahead than the writes under way: memory stays flat whatever the file's size.
     while (limit.activeCount + limit.pendingCount >= concurrency) await Promise.race(inFlight);
     const written: Promise<void> = limit(() =>
       store.saveMany(
-        batch.map((record) => record.profile),
+        batch.map((record) => record.watched.input),
         { concurrency: batchSize },
       ),
     )
       .then((results) => {
         for (const [index, result] of results.entries()) {
-          if (result.status === 'fulfilled') counts[result.value]++;
-          else reject(batch[index]?.line ?? 0, messageOf(result.reason));
+          const record = batch[index];
+          if (result.status === 'rejected') {
+            reject(record, messageOf(result.reason));
+            continue;
+          }
+          counts[result.value]++;
+          if (result.value === 'updated' && record)
+            for (const kind of record.watched.changeKinds()) changes[kind] = (changes[kind] ?? 0) + 1;
         }
         options.onProgress?.(snapshot());
       })
@@ -101,15 +136,16 @@ export async function importProfiles(
     inFlight.add(written);
   };
 
-  let batch: (ImportRecord & { profile: ProfileContent })[] = [];
+  let batch: (ImportRecord & { profile: ProfileInput })[] = [];
   for await (const record of source) {
     if (fatal) break;
     counts.read++;
+    noteUnknown(record);
     if (record.profile === undefined) {
-      reject(record.line, record.error ?? 'no profile on this line');
+      reject(record, record.error ?? 'no profile on this line');
       continue;
     }
-    batch.push(record as ImportRecord & { profile: ProfileContent });
+    batch.push(record as ImportRecord & { profile: ProfileInput });
     if (batch.length >= batchSize) {
       await write(batch);
       batch = [];
@@ -118,92 +154,44 @@ export async function importProfiles(
   if (batch.length > 0 && !fatal) await write(batch);
   await Promise.all(inFlight);
   if (fatal) throw fatal.error;
-  return { ...snapshot(), errors };
+  return { ...snapshot(), errors, changes, unknownValues };
 }
 
-const messageOf = (reason: unknown) => (reason instanceof Error ? reason.message : String(reason));
+/** Distinct unknown values kept per field: enough to show an operator what the register started publishing. */
+const MAX_UNKNOWN_VALUES_PER_FIELD = 50;
 
 /**
- * Reads newline-delimited JSON, one profile document per line (as the API returns it, or without
- * version and updatedAt). Blank lines are skipped; a line that is not JSON or not a valid profile
- * becomes an error record naming what is wrong.
+ * Remembers what a draft was last derived from and into, so that once its write is known to have
+ * updated the profile the import can say what changed; finished content has no before to compare.
  */
-export async function* readNdjsonProfiles(stream: Readable): AsyncGenerator<ImportRecord> {
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  let line = 0;
-  for await (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      yield { line, error: `not valid JSON: ${messageOf(error)}` };
-      continue;
-    }
-    const validation = validateProfileContent(value);
-    yield validation.ok ? { line, profile: validation.profile } : { line, error: validation.errors.join('; ') };
+function watchDerivation(input: ProfileInput): { input: ProfileInput; changeKinds(): string[] } {
+  if (!isDraft(input)) return { input, changeKinds: () => [] };
+  let last: { before: CompanyProfile | undefined; after: ProfileContent } | undefined;
+  return {
+    input: {
+      ...input,
+      derive: (current) => {
+        const after = input.derive(current);
+        last = { before: current, after };
+        return after;
+      },
+    },
+    changeKinds: () => (last?.before ? changeKindsOf(last.before, last.after) : []),
+  };
+}
+
+/** The kinds of change between a stored profile and the content replacing it. */
+export function changeKindsOf(before: ProfileContent, after: ProfileContent): string[] {
+  const kinds = BLOCK_NAMES.filter((block) => canonicalJson(before[block]) !== canonicalJson(after[block])).map(
+    (block) => `block:${block}`,
+  );
+  const known = new Map(before.earlySignals.signals.map((signal) => [signal.id, signal.state]));
+  for (const signal of after.earlySignals.signals) {
+    const state = known.get(signal.id);
+    if (state === undefined) kinds.push(`signal:${signal.kind}`);
+    else if (state !== signal.state) kinds.push(`signal:${signal.kind}:${signal.state}`);
   }
+  return kinds;
 }
 
-export type ImportFormat = 'ndjson' | 'csv';
-
-export class UnsupportedImportFileError extends Error {
-  constructor(path: string) {
-    super(
-      `Cannot tell what ${path} holds: use a .ndjson or .jsonl file of profile documents, or a .csv file in the Companies House register export's columns`,
-    );
-    this.name = 'UnsupportedImportFileError';
-  }
-}
-
-const FORMAT_BY_EXTENSION: Readonly<Record<string, ImportFormat>> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv' };
-
-/** By extension; for any other name, by the first non-blank character (a JSON object, or a CSV header). */
-export async function detectImportFormat(path: string): Promise<ImportFormat> {
-  const byExtension = FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
-  if (byExtension) return byExtension;
-  const file = await open(path, 'r');
-  try {
-    const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(4096), position: 0 });
-    const start = buffer
-      .subarray(0, bytesRead)
-      .toString('utf8')
-      .replace(/^\uFEFF/, '')
-      .trimStart();
-    if (start.startsWith('{')) return 'ndjson';
-    if (/^"?company_name"?\s*,/.test(start)) return 'csv';
-  } finally {
-    await file.close();
-  }
-  throw new UnsupportedImportFileError(path);
-}
-
-export interface ImportSource {
-  readonly format: ImportFormat;
-  readonly records: AsyncIterable<ImportRecord>;
-}
-
-/** Opens a file for import in the format it holds; CSV rows get their demo blocks from `seed`. */
-export async function openImportFile(path: string, options: { seed?: number } = {}): Promise<ImportSource> {
-  const format = await detectImportFormat(path);
-  // Opening here, not lazily in the stream, makes a missing or unreadable file fail now.
-  const stream = (await open(path, 'r')).createReadStream();
-  return { format, records: format === 'ndjson' ? readNdjsonProfiles(stream) : readRegisterProfiles(stream, { seed: options.seed }) };
-}
-
-/**
- * The register CSV's rows as profiles: the register's facts, and blocks derived from them by the
- * demo rules (seeded, the same seed always deriving the same blocks); rejected rows pass through.
- */
-export async function* readRegisterProfiles(
-  stream: Readable,
-  options: { seed?: number; asOf?: string } = {},
-): AsyncGenerator<ImportRecord> {
-  const { seed = 0, asOf = DEMO_AS_OF } = options;
-  for await (const record of readRegisterCsv(stream)) {
-    yield record.facts
-      ? { line: record.line, profile: demoProfile(record.facts, seed, asOf) }
-      : { line: record.line, ...(record.error ? { error: record.error } : {}) };
-  }
-}
+export const messageOf = (reason: unknown) => (reason instanceof Error ? reason.message : String(reason));

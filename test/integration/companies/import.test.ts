@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import {
-  detectImportFormat,
+  formatOfHead,
   type ImportRecord,
   type ImportStats,
   importProfiles,
@@ -15,6 +15,7 @@ import {
   readNdjsonProfiles,
   UnsupportedImportFileError,
 } from '../../../infra/operations/companies/import';
+import { REGISTER_COLUMNS } from '../../../infra/operations/companies/register-csv';
 import { type CompanyStore, isDraft, type SaveOutcome } from '../../../shared/companies/company-store';
 import type { ProfileContent } from '../../../shared/companies/profile';
 import { companiesTable } from '../../../shared/storage/tables';
@@ -67,14 +68,12 @@ describe('readNdjsonProfiles', () => {
   });
 });
 
-describe('detectImportFormat', () => {
-  it('goes by extension, and by content for any other name', async () => {
-    expect(await detectImportFormat(file('a.ndjson', ''))).toBe('ndjson');
-    expect(await detectImportFormat(file('a.JSONL', ''))).toBe('ndjson');
-    expect(await detectImportFormat(file('a.csv', ''))).toBe('csv');
-    expect(await detectImportFormat(file('profiles.txt', '\n  {"jurisdiction":"GB"}\n'))).toBe('ndjson');
-    expect(await detectImportFormat(file('register.txt', '\uFEFFcompany_name,company_number\n'))).toBe('csv');
-    await expect(detectImportFormat(file('notes.txt', 'hello'))).rejects.toBeInstanceOf(UnsupportedImportFileError);
+describe('formatOfHead', () => {
+  it('goes by the first line, whatever the file is called', () => {
+    expect(formatOfHead('\n  {"jurisdiction":"GB"}\n', 'profiles.txt')).toBe('ndjson');
+    expect(formatOfHead(`\uFEFF${REGISTER_COLUMNS.join(',')}\n"A LTD"`, 'register.txt')).toBe('search-export');
+    expect(() => formatOfHead('hello', 'notes.txt')).toThrow(UnsupportedImportFileError);
+    expect(() => formatOfHead('company_name,company_number\n', 'short.csv')).toThrow(/lacks the column\(s\) company_status, company_type/);
   });
 });
 

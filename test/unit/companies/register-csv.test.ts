@@ -1,21 +1,21 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type ImportRecord, readRegisterProfiles } from '../../../infra/operations/companies/import';
+import { type ContentRecord, readRegisterProfiles } from '../../../infra/operations/companies/import';
 import { companyTypeCode, tradingStatusCode } from '../../../infra/operations/companies/register-csv';
 import type { ProfileContent } from '../../../shared/companies/profile';
 
 const HEADER =
   'company_name,company_number,company_status,company_type,company_subtype,dissolution_date,incorporation_date,removed_date,registered_date,nature_of_business,registered_office_address';
 
-async function readAll(stream: Readable): Promise<ImportRecord[]> {
-  const records: ImportRecord[] = [];
+async function readAll(stream: Readable): Promise<ContentRecord[]> {
+  const records: ContentRecord[] = [];
   for await (const record of readRegisterProfiles(stream)) records.push(record);
   return records;
 }
 
 const readText = (text: string) => readAll(Readable.from([text]));
-const profileOf = (record: ImportRecord | undefined): ProfileContent => {
+const profileOf = (record: ContentRecord | undefined): ProfileContent => {
   if (!record?.profile) throw new Error(`no profile: ${record?.error}`);
   return record.profile;
 };

@@ -152,7 +152,7 @@ describe('deriveDemoBlocks', () => {
 
   it('produces every risk level, filing consistency, size band and signal state somewhere', () => {
     const profiles = population();
-    const seen = (pick: (profile: (typeof profiles)[number]) => string | string[]) => new Set(profiles.flatMap(pick));
+    const seen = (pick: (profile: (typeof profiles)[number]) => string | null | string[]) => new Set(profiles.flatMap(pick));
 
     expect(seen((profile) => profile.riskOfFailure.level)).toEqual(new Set(['Low', 'Moderate', 'High', 'Severe']));
     expect(seen((profile) => profile.filingBehaviour.consistency)).toEqual(

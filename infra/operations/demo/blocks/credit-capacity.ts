@@ -1,9 +1,9 @@
-import type { CreditCapacity, Overview, RiskOfFailure } from '../../../../shared/companies/profile';
+import type { CreditCapacity, RiskOfFailure, SizeBand } from '../../../../shared/companies/profile';
 import type { Random } from '../random';
 import type { RegisterFacts } from '../register-facts';
 
 /** Ranges of the credit limit, in major units, before adjusting for risk. */
-const CREDIT_RANGES: Readonly<Record<Overview['sizeBand'], readonly [number, number]>> = {
+const CREDIT_RANGES: Readonly<Record<SizeBand, readonly [number, number]>> = {
   micro: [500, 15_000],
   small: [15_000, 150_000],
   medium: [150_000, 1_500_000],
@@ -19,7 +19,7 @@ const roundLimit = (amount: number) => {
 
 export function creditCapacityOf(
   facts: RegisterFacts,
-  sizeBand: Overview['sizeBand'],
+  sizeBand: SizeBand,
   risk: RiskOfFailure,
   asOf: string,
   random: Random,

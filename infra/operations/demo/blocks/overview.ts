@@ -1,11 +1,11 @@
-import type { Overview } from '../../../../shared/companies/profile';
+import type { Overview, SizeBand } from '../../../../shared/companies/profile';
 import { daysBetween } from '../calendar';
 import type { Random } from '../random';
 import { LARGE_ENTITY_TYPES, PARTNERSHIP_TYPES, type RegisterFacts } from '../register-facts';
 
 /** Size, complexity and maturity: what the overview adds to the register facts. */
 
-export const EMPLOYEES_BY_SIZE: Readonly<Record<Overview['sizeBand'], string>> = {
+export const EMPLOYEES_BY_SIZE: Readonly<Record<SizeBand, string>> = {
   micro: '0-9',
   small: '10-49',
   medium: '50-249',
@@ -21,7 +21,7 @@ export function maturityAt(incorporatedOn: string | null, asOf: string): Overvie
   return 'mature';
 }
 
-export function sizeBandOf(facts: RegisterFacts, maturity: Overview['maturity'], random: Random): Overview['sizeBand'] {
+export function sizeBandOf(facts: RegisterFacts, maturity: Overview['maturity'], random: Random): SizeBand {
   if (LARGE_ENTITY_TYPES.has(facts.companyType)) {
     return random.weighted([
       ['small', 0.25],
@@ -53,7 +53,7 @@ export function sizeBandOf(facts: RegisterFacts, maturity: Overview['maturity'],
 
 const COMPLEXITY_LEVELS: readonly Overview['complexity'][] = ['simple', 'moderate', 'complex'];
 
-export function complexityOf(facts: RegisterFacts, sizeBand: Overview['sizeBand']): Overview['complexity'] {
+export function complexityOf(facts: RegisterFacts, sizeBand: SizeBand): Overview['complexity'] {
   const base = { micro: 0, small: 0, medium: 1, large: 2 }[sizeBand];
   const structural = LARGE_ENTITY_TYPES.has(facts.companyType) || PARTNERSHIP_TYPES.has(facts.companyType) || facts.sicCodes.length >= 3;
   return COMPLEXITY_LEVELS[Math.min(2, base + (structural ? 1 : 0))] as Overview['complexity'];

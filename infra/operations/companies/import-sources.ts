@@ -1,0 +1,209 @@
+import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import { demoProfile } from '../demo/demo-profile';
+import { DEMO_AS_OF } from '../demo/register-facts';
+import type { ContentRecord, ImportRecord } from './import';
+import { readNdjsonProfiles } from './ndjson-profiles';
+import { type CsvFormat, matchHeader } from './register/formats';
+import { registerDraft } from './register/register-profile';
+import { readSnapshot } from './register/snapshot-reader';
+import { readRegisterCsv } from './register-csv';
+import { snapshotDateOf } from './snapshot-date';
+import { isZip, zipEntries } from './zip-entries';
+
+/** What a file or stream holds: profile documents, or one of the CSV layouts. */
+export type ImportFormat = 'ndjson' | CsvFormat;
+
+/** The file cannot be imported at all: nothing in it is read. */
+export class UnsupportedImportFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedImportFileError';
+  }
+}
+
+export interface StreamOptions {
+  /** Date of the register snapshot (YYYY-MM-DD): required for the registers' bulk files. */
+  readonly asOf?: string;
+  /** Added to every line number, so a part of a file reports the lines of the whole. */
+  readonly lineOffset?: number;
+  /** Seed of the demo blocks derived for rows of the search export. */
+  readonly seed?: number;
+  /** The file the stream is (inside an archive), named on every record. */
+  readonly file?: string;
+}
+
+/** Bytes enough to hold the first line of any format read here (the bulk header is about 1 KB). */
+const HEAD_BYTES = 64 * 1024;
+
+/** The format the first line names; throws UnsupportedImportFileError naming what is missing. */
+export function formatOfHead(head: string, name: string): ImportFormat {
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('{')) return 'ndjson';
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
+  let fields: string[];
+  try {
+    fields = (parse(firstLine, { relax_quotes: true }) as string[][])[0] ?? [];
+  } catch {
+    fields = [];
+  }
+  const match = matchHeader(fields);
+  if ('error' in match) throw new UnsupportedImportFileError(`Cannot import ${name}: ${match.error}`);
+  return match.format;
+}
+
+function snapshotDateFor(format: ImportFormat, options: StreamOptions, name: string): string {
+  const asOf = options.asOf ?? snapshotDateOf(name);
+  if (!asOf) {
+    throw new UnsupportedImportFileError(
+      `Cannot import ${name}: a ${format === 'cro-companies' ? 'CRO companies' : 'Companies House bulk'} file needs the date of its snapshot; its name carries none, so give it (--as-of YYYY-MM-DD)`,
+    );
+  }
+  return asOf;
+}
+
+/** Reads the start of a stream and hands back a stream that still yields every byte. */
+async function peek(stream: Readable): Promise<{ head: string; stream: Readable }> {
+  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const taken: Buffer[] = [];
+  let size = 0;
+  while (size < HEAD_BYTES) {
+    const next = await iterator.next();
+    if (next.done) break;
+    taken.push(next.value);
+    size += next.value.length;
+    if (next.value.includes(0x0a)) break;
+  }
+  async function* replay() {
+    yield* taken;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { head: Buffer.concat(taken).toString('utf8'), stream: Readable.from(replay(), { objectMode: false }) };
+}
+
+async function* withPlace(records: AsyncIterable<ImportRecord>, options: StreamOptions): AsyncGenerator<ImportRecord> {
+  const offset = options.lineOffset ?? 0;
+  if (offset === 0 && !options.file) {
+    yield* records;
+    return;
+  }
+  for await (const record of records) yield { ...record, line: record.line + offset, ...(options.file ? { file: options.file } : {}) };
+}
+
+/** The records of a stream whose format is known. */
+function recordsOf(format: ImportFormat, stream: Readable, options: StreamOptions, name: string): AsyncIterable<ImportRecord> {
+  if (format === 'ndjson') return withPlace(readNdjsonProfiles(stream), options);
+  if (format === 'search-export') return withPlace(readRegisterProfiles(stream, { seed: options.seed }), options);
+  const asOf = snapshotDateFor(format, options, name);
+  return withPlace(registerRecords(stream, asOf), options);
+}
+
+async function* registerRecords(stream: Readable, asOf: string): AsyncGenerator<ImportRecord> {
+  for await (const record of readSnapshot(stream)) {
+    if (!record.facts) {
+      yield { line: record.line, error: record.error ?? 'no facts on this line' };
+      continue;
+    }
+    yield {
+      line: record.line,
+      profile: registerDraft(record.facts, asOf),
+      ...(record.facts.unknownValues.length > 0 ? { unknownValues: record.facts.unknownValues } : {}),
+    };
+  }
+}
+
+/**
+ * The records of a stream in any format read here, told from its first line. Register bulk files
+ * need the snapshot date (`asOf`); the search export gets demo blocks. Throws
+ * UnsupportedImportFileError before yielding anything when the first line names no format.
+ */
+export async function readImportStream(stream: Readable, options: StreamOptions = {}): Promise<AsyncIterable<ImportRecord>> {
+  const peeked = await peek(stream);
+  const name = options.file ?? 'the stream';
+  return recordsOf(formatOfHead(peeked.head, name), peeked.stream, options, name);
+}
+
+export interface ImportSource {
+  readonly format: ImportFormat;
+  /** The snapshot date register rows are derived as of. */
+  readonly asOf?: string;
+  /** The files inside a zip archive, in order; absent for a plain file. */
+  readonly entries?: readonly { readonly name: string; readonly size: number }[];
+  readonly records: AsyncIterable<ImportRecord>;
+}
+
+/**
+ * Opens a file for import: NDJSON profile documents, a register CSV, or a zip archive of register
+ * CSVs (the Companies House bulk product, whole or in parts). The format, and for register files
+ * the snapshot date (from `asOf` or the file's name), are settled here, so a file that cannot be
+ * imported is refused before anything is written.
+ */
+export async function openImportFile(path: string, options: StreamOptions = {}): Promise<ImportSource> {
+  const file = await open(path, 'r');
+  let start: Buffer;
+  try {
+    const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(HEAD_BYTES), position: 0 });
+    start = buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+  const name = basename(path);
+  if (isZip(start)) return openZip(path, options);
+  const format = formatOfHead(start.toString('utf8'), name);
+  const asOf = format === 'companies-house-bulk' || format === 'cro-companies' ? snapshotDateFor(format, options, name) : undefined;
+  const stream = (await open(path, 'r')).createReadStream();
+  return { format, ...(asOf ? { asOf } : {}), records: recordsOf(format, stream, { ...options, ...(asOf ? { asOf } : {}) }, name) };
+}
+
+async function openZip(path: string, options: StreamOptions): Promise<ImportSource> {
+  const name = basename(path);
+  const entries: { name: string; size: number; format: ImportFormat; open: () => Promise<Readable> }[] = [];
+  for await (const entry of zipEntries(path)) {
+    const { head, stream } = await peek(await entry.open());
+    stream.destroy();
+    entries.push({ name: entry.name, size: entry.size, format: formatOfHead(head, `${name}: ${entry.name}`), open: entry.open });
+  }
+  const first = entries[0];
+  if (!first) throw new UnsupportedImportFileError(`Cannot import ${name}: the archive holds no files`);
+  const mixed = entries.find((entry) => entry.format !== first.format);
+  if (mixed) throw new UnsupportedImportFileError(`Cannot import ${name}: ${mixed.name} is not in the format of ${first.name}`);
+  const register = first.format === 'companies-house-bulk' || first.format === 'cro-companies';
+  const asOf = register
+    ? snapshotDateFor(first.format, { asOf: options.asOf ?? snapshotDateOf(name) ?? snapshotDateOf(first.name) }, name)
+    : undefined;
+  // The directory was read once to check every entry; each is streamed again in turn for the import.
+  async function* records(): AsyncGenerator<ImportRecord> {
+    for await (const entry of zipEntries(path)) {
+      yield* recordsOf(
+        first?.format as ImportFormat,
+        await entry.open(),
+        { ...options, ...(asOf ? { asOf } : {}), file: entry.name },
+        entry.name,
+      );
+    }
+  }
+  return {
+    format: first.format,
+    ...(asOf ? { asOf } : {}),
+    entries: entries.map((entry) => ({ name: entry.name, size: entry.size })),
+    records: records(),
+  };
+}
+
+/**
+ * The search export's rows as profiles: the register's facts, and blocks derived from them by the
+ * demo rules (seeded, the same seed always deriving the same blocks); rejected rows pass through.
+ */
+export async function* readRegisterProfiles(
+  stream: Readable,
+  options: { seed?: number; asOf?: string } = {},
+): AsyncGenerator<ContentRecord> {
+  const { seed = 0, asOf = DEMO_AS_OF } = options;
+  for await (const record of readRegisterCsv(stream)) {
+    yield record.facts
+      ? { line: record.line, profile: demoProfile(record.facts, seed, asOf) }
+      : { line: record.line, ...(record.error ? { error: record.error } : {}) };
+  }
+}

@@ -1,0 +1,212 @@
+import type { CompanyProfile, EarlySignal, EarlySignals, FilingBehaviour } from '../../../../../shared/companies/profile';
+import { daysBetween } from '../../../demo/calendar';
+import { INSOLVENT_STATUSES, isStrikeOffProposed } from '../../../demo/register-facts';
+import { isReceiverOnCharge } from '../companies-house-bulk';
+import type { SnapshotFacts } from '../snapshot-facts';
+import { BLOCK_COLUMNS, EVENT_COLUMNS, provenanceOf } from './provenance';
+
+/**
+ * Early signals by rule. A condition (overdue filings, a strike-off proposal, insolvency, the end
+ * of the company) is one signal for as long as it holds and expires when it stops. An event (a
+ * charge, a new office, a new name, a new accounting reference date or activity) is a change
+ * between the previous snapshot and this one, active for a year and superseded by the next change
+ * of its kind. Ids are the kind and a date, so the same snapshot imported again finds every id it
+ * would raise already there and changes nothing.
+ */
+
+export const SIGNALS_RULE =
+  'Conditions are signals while they hold, then expire: accounts or confirmation statement (annual return) overdue, keyed by the missed deadline; strike-off proposed; insolvency (liquidation, administration or examinership, receivership, voluntary arrangement); a receiver on a charge; dissolution or another end. Events are changes between two snapshots, active for a year, a later change of the same kind superseding the earlier: charge registered or satisfied (counts of charges), registered office, name, accounting reference date or activities changed.';
+
+/** Event signals stay active this long, then expire. */
+const EVENT_LIFETIME_DAYS = 365;
+/** Signals no longer active beyond this many are dropped, oldest first; active ones are always kept. */
+const MAX_SIGNALS = 50;
+
+type EventKind = keyof typeof EVENT_COLUMNS;
+const SUPERSEDING_EVENTS = new Set<string>([
+  'registered_office_changed',
+  'name_changed',
+  'accounting_reference_date_changed',
+  'sic_codes_changed',
+]);
+const CONDITION_KINDS = new Set([
+  'accounts_overdue',
+  'confirmation_statement_overdue',
+  'strike_off_proposed',
+  'insolvency',
+  'receiver_on_charge',
+  'dissolved',
+  'closed',
+  'converted',
+  'removed',
+]);
+
+interface Condition {
+  readonly kind: string;
+  /** What makes one occurrence this one (a missed deadline, an insolvency status); when absent, the date first seen. */
+  readonly key?: string;
+  /** Part of the id that tells occurrences of the same kind apart when the key is the date first seen. */
+  readonly variant?: string;
+  readonly severity: EarlySignal['severity'];
+  readonly summary: string;
+}
+
+function conditionsOf(facts: SnapshotFacts, filing: FilingBehaviour, asOf: string): Condition[] {
+  const status = facts.status;
+  const conditions: Condition[] = [];
+  if (status.status === 'dissolved') {
+    conditions.push({
+      kind: 'dissolved',
+      key: facts.dissolvedOn ?? undefined,
+      severity: 'critical',
+      summary: `Dissolved${facts.dissolvedOn ? ` on ${facts.dissolvedOn}` : ''} (register status: ${status.registerStatus})`,
+    });
+  } else if (status.status === 'closed' || status.status === 'converted' || status.status === 'removed' || status.status === 'ceased') {
+    const kind = status.status === 'ceased' ? 'closed' : status.status;
+    conditions.push({ kind, severity: 'critical', summary: `The company has ended (register status: ${status.registerStatus})` });
+  }
+  if (INSOLVENT_STATUSES.has(status.status) || status.status === 'voluntary_arrangement') {
+    conditions.push({
+      kind: 'insolvency',
+      variant: status.status,
+      severity: 'critical',
+      summary: `Insolvency: the register status is "${status.registerStatus}"`,
+    });
+  }
+  if (isStrikeOffProposed(status)) {
+    conditions.push({
+      kind: 'strike_off_proposed',
+      severity: 'critical',
+      summary: `The register proposes to strike the company off (register status: ${status.registerStatus})`,
+    });
+  }
+  if (isReceiverOnCharge(status.registerStatus)) {
+    conditions.push({
+      kind: 'receiver_on_charge',
+      severity: 'critical',
+      summary: "A receiver manager holds at least one of the company's charges",
+    });
+  }
+  if (filing.accountsOverdue && filing.nextAccountsDueOn) {
+    conditions.push({
+      kind: 'accounts_overdue',
+      key: filing.nextAccountsDueOn,
+      severity: 'warning',
+      summary: `Accounts due by ${filing.nextAccountsDueOn} had not been delivered by ${asOf}`,
+    });
+  }
+  const statementDue = facts.statement.nextDueOn;
+  if (filing.confirmationStatementOverdue && statementDue) {
+    conditions.push({
+      kind: 'confirmation_statement_overdue',
+      key: statementDue,
+      severity: 'warning',
+      summary: `The ${facts.jurisdiction === 'GB' ? 'confirmation statement' : 'annual return'} due by ${statementDue} had not been delivered by ${asOf}`,
+    });
+  }
+  return conditions;
+}
+
+const valuesOf = (facts: Readonly<Record<string, string | null>>, columns: readonly string[]) =>
+  columns.map((column) => (facts[column] ?? '').toUpperCase().replace(/\s+/g, ' ')).join('|');
+
+const countOf = (facts: Readonly<Record<string, string | null>>, columns: readonly string[]) =>
+  columns.reduce((sum, column) => sum + (Number(facts[column] ?? 0) || 0), 0);
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** Changes between the facts the previous snapshot gave and this one's, as events. */
+function eventsOf(facts: SnapshotFacts, before: Readonly<Record<string, string | null>>): { kind: EventKind; summary: string }[] {
+  const now = facts.published;
+  const events: { kind: EventKind; summary: string }[] = [];
+  for (const [kind, bySource] of Object.entries(EVENT_COLUMNS) as [EventKind, (typeof EVENT_COLUMNS)[EventKind]][]) {
+    const columns = bySource[facts.source];
+    if (columns.length === 0 || !columns.some((column) => column in before)) continue;
+    if (kind === 'charge_registered' || kind === 'charge_satisfied') {
+      const added = countOf(now, columns) - countOf(before, columns);
+      if (added > 0) {
+        events.push({
+          kind,
+          summary:
+            kind === 'charge_registered'
+              ? `${plural(added, 'new charge')} registered against the company`
+              : `${plural(added, 'charge')} satisfied in whole or in part`,
+        });
+      }
+      continue;
+    }
+    if (valuesOf(now, columns) === valuesOf(before, columns)) continue;
+    const summary =
+      kind === 'registered_office_changed'
+        ? `Registered office moved to ${facts.registeredOffice ?? 'an address the register leaves blank'}`
+        : kind === 'name_changed'
+          ? `Name changed from "${before[columns[0] as string] ?? ''}" to "${facts.name}"`
+          : kind === 'accounting_reference_date_changed'
+            ? `Accounting reference date changed to ${facts.accounts.referenceDate ?? 'none'}`
+            : `Activities changed to ${facts.sicCodes.join(', ') || 'none given'}`;
+    events.push({ kind, summary: summary.slice(0, 500) });
+  }
+  return events;
+}
+
+export function registerSignals(
+  facts: SnapshotFacts,
+  filing: FilingBehaviour,
+  asOf: string,
+  previous: CompanyProfile | undefined,
+): EarlySignals {
+  const at = `${asOf}T00:00:00Z`;
+  const prior = previous?.dataSource === 'register' ? previous.earlySignals : undefined;
+  const signals = new Map<string, EarlySignal>((prior?.signals ?? []).map((signal) => [signal.id, signal]));
+  const settle = (signal: EarlySignal, state: EarlySignal['state']) => signals.set(signal.id, { ...signal, state, updatedAt: at });
+  const add = (id: string, kind: string, severity: EarlySignal['severity'], summary: string) => {
+    if (!signals.has(id)) signals.set(id, { id, kind, state: 'active', severity, summary, detectedAt: at, updatedAt: at });
+  };
+
+  const holding = new Set<string>();
+  for (const condition of conditionsOf(facts, filing, asOf)) {
+    const prefix = condition.variant ? `${condition.kind}-${condition.variant.replace(/_/g, '-')}-` : `${condition.kind}-`;
+    const id = condition.key
+      ? `${condition.kind}-${condition.key}`
+      : ([...signals.values()].find((signal) => signal.state === 'active' && signal.id.startsWith(prefix))?.id ?? `${prefix}${asOf}`);
+    add(id, condition.kind, condition.severity, condition.summary);
+    holding.add(id);
+  }
+  for (const signal of [...signals.values()]) {
+    if (signal.state !== 'active' || !CONDITION_KINDS.has(signal.kind) || holding.has(signal.id)) continue;
+    const replaced = [...holding].some((id) => signals.get(id)?.kind === signal.kind);
+    settle(signal, replaced ? 'superseded' : 'expired');
+  }
+
+  const beforeFacts = prior?.provenance?.source === facts.source ? prior.provenance.facts : undefined;
+  if (beforeFacts) {
+    for (const event of eventsOf(facts, beforeFacts)) {
+      const id = `${event.kind}-${asOf}`;
+      if (signals.has(id)) continue;
+      if (SUPERSEDING_EVENTS.has(event.kind)) {
+        for (const signal of [...signals.values()])
+          if (signal.kind === event.kind && signal.state === 'active') settle(signal, 'superseded');
+      }
+      add(id, event.kind, 'info', event.summary);
+    }
+  }
+  for (const signal of [...signals.values()]) {
+    if (
+      signal.state === 'active' &&
+      !CONDITION_KINDS.has(signal.kind) &&
+      daysBetween(signal.detectedAt.slice(0, 10), asOf) > EVENT_LIFETIME_DAYS
+    ) {
+      settle(signal, 'expired');
+    }
+  }
+
+  const ordered = [...signals.values()].sort((a, b) =>
+    a.detectedAt < b.detectedAt ? -1 : a.detectedAt > b.detectedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
+  let surplus = ordered.length - MAX_SIGNALS;
+  const kept = ordered.filter((signal) => signal.state === 'active' || surplus-- <= 0);
+  return {
+    signals: kept,
+    provenance: provenanceOf(facts, asOf, SIGNALS_RULE, BLOCK_COLUMNS.earlySignals),
+  };
+}

@@ -1,0 +1,117 @@
+import type { Provenance } from '../../../../../shared/companies/profile';
+import type { SnapshotFacts } from '../snapshot-facts';
+
+/** The columns each block's rule reads, per register file, by their published names. */
+export type FactColumns = Readonly<Record<SnapshotFacts['source'], readonly string[]>>;
+
+/**
+ * A block's provenance: the register facts its rule read (only the columns the row has, so a
+ * previous-name slot left empty is not listed) and any facts kept from earlier snapshots or taken
+ * from other blocks.
+ */
+export function provenanceOf(
+  facts: SnapshotFacts,
+  asOf: string,
+  rule: string,
+  columns: FactColumns,
+  extra: Readonly<Record<string, string | null>> = {},
+): Provenance {
+  const read: Record<string, string | null> = {};
+  for (const column of columns[facts.source]) {
+    if (column in facts.published) read[column] = facts.published[column] ?? null;
+  }
+  return { source: facts.source, asOf, rule, facts: { ...read, ...extra } };
+}
+
+const ADDRESS_GB = [
+  'RegAddress.CareOf',
+  'RegAddress.POBox',
+  'RegAddress.AddressLine1',
+  'RegAddress.AddressLine2',
+  'RegAddress.PostTown',
+  'RegAddress.County',
+  'RegAddress.Country',
+  'RegAddress.PostCode',
+];
+const ADDRESS_IE = ['company_address_1', 'company_address_2', 'company_address_3', 'company_address_4', 'eircode'];
+const SIC_GB = ['SICCode.SicText_1', 'SICCode.SicText_2', 'SICCode.SicText_3', 'SICCode.SicText_4'];
+const PREVIOUS_NAMES_GB = Array.from({ length: 10 }, (_, slot) => [
+  `PreviousName_${slot + 1}.CONDATE`,
+  `PreviousName_${slot + 1}.CompanyName`,
+]).flat();
+
+/** What each kind of event is seen in: a change of these between two snapshots. */
+export const EVENT_COLUMNS = {
+  registered_office_changed: { 'companies-house-basic-company-data': ADDRESS_GB, 'cro-companies': ADDRESS_IE },
+  name_changed: { 'companies-house-basic-company-data': ['CompanyName'], 'cro-companies': ['company_name'] },
+  accounting_reference_date_changed: {
+    'companies-house-basic-company-data': ['Accounts.AccountRefDay', 'Accounts.AccountRefMonth'],
+    'cro-companies': [],
+  },
+  sic_codes_changed: { 'companies-house-basic-company-data': SIC_GB, 'cro-companies': ['nace_v2_code'] },
+  charge_registered: { 'companies-house-basic-company-data': ['Mortgages.NumMortCharges'], 'cro-companies': [] },
+  charge_satisfied: {
+    'companies-house-basic-company-data': ['Mortgages.NumMortSatisfied', 'Mortgages.NumMortPartSatisfied'],
+    'cro-companies': [],
+  },
+} as const satisfies Readonly<Record<string, FactColumns>>;
+
+const STATUS_GB = ['CompanyStatus'];
+const STATUS_IE = ['company_status', 'company_status_date'];
+const ACCOUNTS_DUE_GB = ['Accounts.NextDueDate', 'Accounts.LastMadeUpDate'];
+const STATEMENT_GB = ['ConfStmtNextDueDate', 'ConfStmtLastMadeUpDate', 'Returns.NextDueDate', 'Returns.LastMadeUpDate'];
+const FILING_IE = ['nard', 'last_ar_date', 'last_accounts_date'];
+
+export const BLOCK_COLUMNS = {
+  overview: {
+    'companies-house-basic-company-data': [
+      'CompanyCategory',
+      'IncorporationDate',
+      'DissolutionDate',
+      ...SIC_GB,
+      ...ADDRESS_GB,
+      'Accounts.AccountCategory',
+      'Mortgages.NumMortOutstanding',
+      ...PREVIOUS_NAMES_GB,
+    ],
+    'cro-companies': ['company_type', 'company_reg_date', 'comp_dissolved_date', 'nace_v2_code', ...ADDRESS_IE],
+  },
+  tradingStatus: {
+    'companies-house-basic-company-data': [...STATUS_GB, 'IncorporationDate', 'DissolutionDate', 'Accounts.AccountCategory', ...SIC_GB],
+    'cro-companies': STATUS_IE,
+  },
+  filingBehaviour: {
+    'companies-house-basic-company-data': [...STATUS_GB, ...ACCOUNTS_DUE_GB, ...STATEMENT_GB],
+    'cro-companies': [...STATUS_IE, ...FILING_IE],
+  },
+  riskOfFailure: {
+    'companies-house-basic-company-data': [
+      ...STATUS_GB,
+      'IncorporationDate',
+      'Accounts.NextDueDate',
+      'ConfStmtNextDueDate',
+      'Accounts.AccountCategory',
+    ],
+    'cro-companies': [...STATUS_IE, 'company_reg_date', 'nard'],
+  },
+  creditCapacity: {
+    'companies-house-basic-company-data': ['Accounts.AccountCategory', ...STATUS_GB],
+    'cro-companies': ['company_status'],
+  },
+  earlySignals: {
+    'companies-house-basic-company-data': [
+      ...STATUS_GB,
+      'DissolutionDate',
+      'Accounts.NextDueDate',
+      'ConfStmtNextDueDate',
+      'Returns.NextDueDate',
+      ...new Set(Object.values(EVENT_COLUMNS).flatMap((columns) => columns['companies-house-basic-company-data'])),
+    ],
+    'cro-companies': [
+      ...STATUS_IE,
+      'comp_dissolved_date',
+      'nard',
+      ...new Set(Object.values(EVENT_COLUMNS).flatMap((columns) => columns['cro-companies'])),
+    ],
+  },
+} as const satisfies Readonly<Record<string, FactColumns>>;
