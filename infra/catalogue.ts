@@ -13,6 +13,7 @@ import {
   workspaceTable,
 } from '../shared/storage/tables';
 import { PROFILE_CHANGE_FILTER, type StreamFilter } from '../shared/webhooks/profile-stream-record';
+import { OBJECT_PATTERNS } from './operations/register-import/object-keys';
 
 /**
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
@@ -145,6 +146,15 @@ export interface FunctionSpec {
    * throttled. Unset: AWS scales with the account's concurrency, locally LOCAL_CONCURRENCY applies.
    */
   readonly reservedConcurrency?: number;
+  /** Objects of the register uploads bucket the code reads and writes, as key patterns: GetObject and PutObject on those only. */
+  readonly uploads?: UploadsGrant;
+  /** /tmp in MB, beyond Lambda's 512: room for a file the code must hold whole on disk. */
+  readonly ephemeralStorageMb?: number;
+}
+
+export interface UploadsGrant {
+  readonly read: readonly string[];
+  readonly write: readonly string[];
 }
 
 /** What a function gets when its spec sets no memory or timeout, deployed and local alike. */
@@ -333,6 +343,68 @@ export const functions: readonly FunctionSpec[] = [
     fixedEgress: true,
     timeoutSeconds: 30,
     webhookSecrets: 'open',
+  },
+];
+
+/** The register import's table use: what DynamoCompanyStore sends to save a batch of profiles and keep the vocabulary. */
+const profileWrites: TableGrant = {
+  table: companiesTable,
+  access: {
+    // Stored hashes and new companies by the batch (BatchGetItem, BatchWriteItem); a changed company's version-guarded
+    // transaction (PutItem, DeleteItem of its index items); vocabulary words by Query and UpdateItem.
+    actions: ['BatchGetItem', 'BatchWriteItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
+  },
+};
+
+/**
+ * The register import's functions, run by its Step Functions state machine (infra/constructs/register-import.ts),
+ * never by a route or an event source, and never by the local runtime: they run operator code (the import) that
+ * `bureau companies import` runs locally. Granted like the catalogue's functions, and checked the same way.
+ */
+export const registerImportFunctions: readonly FunctionSpec[] = [
+  {
+    id: 'registerSplit',
+    entry: 'functions/register-import/split.ts',
+    description: 'Register import: cuts an uploaded register file into chunks of whole records and writes the manifest',
+    routes: [],
+    tables: [],
+    uploads: { read: [OBJECT_PATTERNS.uploads], write: [OBJECT_PATTERNS.chunks, OBJECT_PATTERNS.manifests, OBJECT_PATTERNS.splitReports] },
+    // The Companies House zip (about 470 MB) is saved whole: its directory is at its end.
+    ephemeralStorageMb: 2048,
+    memoryMb: 2048,
+    timeoutSeconds: 900,
+  },
+  {
+    id: 'registerBatch',
+    entry: 'functions/register-import/batch.ts',
+    description: 'Register import: imports one chunk of the register into the companies table',
+    routes: [],
+    tables: [profileWrites],
+    uploads: { read: [OBJECT_PATTERNS.chunks], write: [] },
+    memoryMb: 1024,
+    timeoutSeconds: 900,
+  },
+  {
+    id: 'registerSweep',
+    entry: 'functions/register-import/sweep.ts',
+    description: 'Register import: marks gone the companies of one scan segment that a whole snapshot left out',
+    routes: [],
+    // The scan, then each gone company saved through the same store as the import.
+    tables: [{ table: companiesTable, access: { actions: ['Scan', ...profileWrites.access.actions] } }],
+    timeoutSeconds: 900,
+  },
+  {
+    id: 'registerSummary',
+    entry: 'functions/register-import/summary.ts',
+    description: 'Register import: adds up the batches and writes summary.json beside the upload',
+    routes: [],
+    tables: [],
+    uploads: {
+      read: [OBJECT_PATTERNS.manifests, OBJECT_PATTERNS.splitReports, OBJECT_PATTERNS.mapResults],
+      write: [OBJECT_PATTERNS.summaries],
+    },
+    memoryMb: 1024,
+    timeoutSeconds: 300,
   },
 ];
 

@@ -6,7 +6,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { DEFAULT_DELIVERY_PORTS, DELIVERY_PORTS_VARIABLE } from '../shared/webhooks/endpoint-url';
-import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec } from './catalogue';
+import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec, registerImportFunctions } from './catalogue';
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
@@ -16,6 +16,7 @@ import { EventSources } from './constructs/event-sources';
 import { FrontDoor } from './constructs/front-door';
 import { outputIds } from './constructs/outputs';
 import { BureauQueues } from './constructs/queues';
+import { RegisterImport } from './constructs/register-import';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
 import { WebhookSecretsKey } from './constructs/webhook-secrets-key';
@@ -55,6 +56,8 @@ export class BureauStack extends Stack {
   readonly frontDoor: FrontDoor;
   /** Fixed addresses for webhook deliveries, when the stage asks for them. */
   readonly deliveryEgress?: DeliveryEgress;
+  /** The whole register loaded from an upload by a Step Functions Distributed Map. */
+  readonly registerImport: RegisterImport;
 
   constructor(scope: Construct, id: string, props: BureauStackProps) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
@@ -182,6 +185,22 @@ export class BureauStack extends Stack {
         `${queue.definition.id} messages`,
       );
     }
+    this.registerImport = new RegisterImport(this, 'RegisterImport', {
+      specs: registerImportFunctions,
+      tables: this.tables,
+      alarms,
+      repositoryRoot,
+      environment: { [DELIVERY_PORTS_VARIABLE]: (settings.egress?.ports ?? DEFAULT_DELIVERY_PORTS).join(',') },
+      ...(settings.functionLogRetentionDays ? { logRetention: settings.functionLogRetentionDays as RetentionDays } : {}),
+    });
+    new CfnOutput(this, outputIds.registerUploadsBucket, {
+      value: this.registerImport.bucket.bucketName,
+      description: 'Where `bureau companies import --stack` uploads a register file',
+    });
+    new CfnOutput(this, outputIds.registerImportStateMachineArn, {
+      value: this.registerImport.stateMachine.stateMachineArn,
+      description: 'The state machine that loads an uploaded register file into the companies table',
+    });
     const dashboard = new ServiceDashboard(this, 'Dashboard', {
       stage: this.api.stage,
       functions: [...built.values()],

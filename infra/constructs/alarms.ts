@@ -8,6 +8,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { BusinessMetric, METRICS_NAMESPACE } from '../../shared/observability/metrics';
 import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
@@ -114,6 +115,34 @@ export class Alarms extends Construct {
       datapointsToAlarm: 3,
       comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
       description: `The ${fn.node.id} function is more than ${maxAgeSeconds} s behind the companies stream`,
+    });
+  }
+
+  /**
+   * An execution that failed, timed out or was stopped: a register import that did not finish (its
+   * summary.json names the failed batches), or chunks that failed after their retries.
+   */
+  watchRegisterImport(id: string, stateMachine: IStateMachine): void {
+    this.add(
+      `${id}ExecutionsFailed`,
+      new MathExpression({
+        expression: 'failed + timedOut + aborted',
+        usingMetrics: {
+          failed: stateMachine.metricFailed({ period, statistic: 'Sum' }),
+          timedOut: stateMachine.metricTimedOut({ period, statistic: 'Sum' }),
+          aborted: stateMachine.metricAborted({ period, statistic: 'Sum' }),
+        },
+        period,
+        label: 'Register imports that did not finish',
+      }),
+      {
+        threshold: 1,
+        description: 'A register import failed, timed out or was stopped: see docs/deploy.md, "Loading the register"',
+      },
+    );
+    this.add(`${id}FailedBatches`, serviceMetric(BusinessMetric.registerImportFailedBatches), {
+      threshold: 1,
+      description: "Chunks of a register import failed after their retries: the import's summary.json names them",
     });
   }
 

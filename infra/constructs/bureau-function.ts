@@ -1,14 +1,16 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, type Size, Validations } from 'aws-cdk-lib';
 import { type IVpc, SubnetType } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { SERVICE_NAME } from '../../shared/observability/service';
 import { esmRequireBanner, lambdaBundleAliases } from '../bundling/options';
-import type { TableAccess } from '../catalogue';
+import type { TableAccess, UploadsGrant } from '../catalogue';
+import { UPLOADS_BUCKET_VARIABLE } from '../operations/register-import/object-keys';
 import type { BureauTable } from './tables';
 
 export interface BureauFunctionProps {
@@ -25,6 +27,8 @@ export interface BureauFunctionProps {
   readonly logRetention?: RetentionDays;
   /** Runs in the VPC's private subnets, reaching the internet through its NAT gateways. */
   readonly vpc?: IVpc;
+  /** /tmp beyond the 512 MB every function has. */
+  readonly ephemeralStorageSize?: Size;
 }
 
 export interface TableBinding {
@@ -64,6 +68,7 @@ export class BureauFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      ...(props.ephemeralStorageSize ? { ephemeralStorageSize: props.ephemeralStorageSize } : {}),
       ...(props.vpc ? { vpc: props.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS } } : {}),
       role,
       logGroup,
@@ -120,6 +125,24 @@ export class BureauFunction extends NodejsFunction {
     const indexes = access.queryIndexes ?? [];
     if (indexes.length > 0) {
       this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes.map((index) => table.indexArn(index)) }));
+    }
+  }
+
+  /**
+   * Grants GetObject on the objects the grant reads and PutObject on those it writes, by key pattern,
+   * and nothing on the bucket itself; passes the bucket's name in UPLOADS_BUCKET_VARIABLE.
+   */
+  bindUploads(bucket: IBucket, grant: UploadsGrant): void {
+    this.addEnvironment(UPLOADS_BUCKET_VARIABLE, bucket.bucketName);
+    if (grant.read.length > 0) {
+      this.addToRolePolicy(
+        new PolicyStatement({ actions: ['s3:GetObject'], resources: grant.read.map((pattern) => bucket.arnForObjects(pattern)) }),
+      );
+    }
+    if (grant.write.length > 0) {
+      this.addToRolePolicy(
+        new PolicyStatement({ actions: ['s3:PutObject'], resources: grant.write.map((pattern) => bucket.arnForObjects(pattern)) }),
+      );
     }
   }
 }

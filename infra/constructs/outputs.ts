@@ -13,6 +13,8 @@ export const outputIds = {
   dashboardUrl: 'DashboardUrl',
   distributionDomain: 'DistributionDomain',
   deliveryAddresses: 'DeliveryAddresses',
+  registerUploadsBucket: 'RegisterUploadsBucket',
+  registerImportStateMachineArn: 'RegisterImportStateMachineArn',
   /** ClientsTableName, CompaniesTableName, …: one per table definition. */
   tableName: (tableId: string) => `${capitalized(tableId)}TableName`,
   /** DeliveriesQueueUrl, FanoutQueueUrl: one per queue definition. */

@@ -4,7 +4,7 @@
  */
 
 /** The AWS services the functions call. */
-export type AwsService = 'dynamodb' | 'sqs' | 'secretsmanager' | 'kms';
+export type AwsService = 'dynamodb' | 'sqs' | 'secretsmanager' | 'kms' | 's3';
 
 /** What a hook may do to a new client: add middleware to its stack. */
 export interface HookableClient {

@@ -12,6 +12,7 @@ export const ENDPOINT_VARIABLES: Readonly<Record<AwsService, string>> = {
   sqs: 'SQS_ENDPOINT',
   secretsmanager: 'SECRETS_MANAGER_ENDPOINT',
   kms: 'KMS_ENDPOINT',
+  s3: 'S3_ENDPOINT',
 };
 
 /**

@@ -16,6 +16,8 @@ export const BusinessMetric = {
   deliveriesRetried: 'DeliveriesRetried',
   /** A request a function could not answer (500): an exception no code path expected. */
   unhandledErrors: 'UnhandledErrors',
+  /** Chunks of a register import that failed after their retries (the summary function counts them). */
+  registerImportFailedBatches: 'RegisterImportFailedBatches',
 } as const;
 export type BusinessMetric = (typeof BusinessMetric)[keyof typeof BusinessMetric];
 

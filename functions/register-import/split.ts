@@ -1,0 +1,8 @@
+import { type SplitOutcome, splitUpload } from '../../infra/operations/register-import/split-upload';
+import { observed } from '../../shared/observability/middleware';
+import { uploadsBucket } from './objects';
+
+/** Step one of a register import: the upload cut into chunks and the manifest the Distributed Map reads. */
+const objects = uploadsBucket();
+
+export const handler = observed<{ key: string }, SplitOutcome>((event) => splitUpload(objects, event.key));
