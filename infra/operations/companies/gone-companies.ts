@@ -12,8 +12,8 @@ import { DynamoCompanyStore } from './dynamo-company-store';
  * a whole snapshot is in, a sweep finds the register profiles it did not list and marks them gone.
  */
 
-export const GONE_RULE =
-  "Not listed in the register's snapshot of this date, although an earlier one listed it: the Companies House bulk file holds live companies only, so the company has been dissolved or removed; the CRO file holds every company, so it has been removed.";
+/** Stated in full in docs/profile.md, under its id. */
+export const GONE_RULE = 'register-gone-v1';
 
 /** The profile of a company a snapshot no longer lists: ended, at the snapshot's date. */
 export function goneProfile(current: CompanyProfile, asOf: string): ProfileContent {
@@ -106,7 +106,12 @@ export async function sweepGoneCompanies(request: SweepRequest): Promise<SweepRe
         // Names through placeholders: the scan must not trip on DynamoDB's long list of reserved words.
         FilterExpression: '#sk = :profile AND #jurisdiction = :jurisdiction AND #snapshot < :asOf',
         ProjectionExpression: '#jurisdiction, #number',
-        ExpressionAttributeNames: { '#sk': 'sk', '#jurisdiction': 'jurisdiction', '#number': 'companyNumber', '#snapshot': 'registerSnapshot' },
+        ExpressionAttributeNames: {
+          '#sk': 'sk',
+          '#jurisdiction': 'jurisdiction',
+          '#number': 'companyNumber',
+          '#snapshot': 'registerSnapshot',
+        },
         ExpressionAttributeValues: { ':profile': PROFILE_SORT_KEY, ':jurisdiction': request.jurisdiction, ':asOf': request.asOf },
         ExclusiveStartKey: startKey,
       }),

@@ -14,8 +14,8 @@ import { BLOCK_COLUMNS, provenanceOf } from './blocks/provenance';
 import { registerRisk } from './blocks/risk-of-failure';
 import type { SnapshotFacts } from './snapshot-facts';
 
-export const TRADING_STATUS_RULE =
-  'The register status as a code; an active company is dormant when its latest accounts are dormant accounts or its only activity is SIC 99999 (dormant company). Since: incorporation for an active or dormant company, dissolution for a dissolved one, the status date where the register gives one.';
+/** Stated in full in docs/profile.md, under its id. */
+export const TRADING_STATUS_RULE = 'register-status-v1';
 
 /** The stored profile comes from a later snapshot than the one being imported: importing would turn it back. */
 export class LaterSnapshotStoredError extends Error {

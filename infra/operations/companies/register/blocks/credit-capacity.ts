@@ -15,8 +15,8 @@ export const RISK_FACTORS: Readonly<Record<RiskOfFailure['level'], number>> = { 
 export const DORMANT_FACTOR = 0.2;
 export const TRADE_SHARE = 0.4;
 
-export const CREDIT_RULE =
-  "Bureau's credit model v1, not a lender's decision: a base limit by size band (micro 10,000; small 100,000; medium 1,000,000; large 10,000,000; unknown 5,000, in the company's currency) times a factor for the risk level (Low 1, Moderate 0.5, High 0.2, Severe 0), times 0.2 when dormant, rounded down to two significant figures; the trade limit is 40 % of it, rounded the same way.";
+/** Stated in full in docs/profile.md, under its id. */
+export const CREDIT_RULE = 'bureau-credit-model-v1';
 
 /** Down to two significant figures, so a limit is never rounded up. */
 const roundDown = (amount: number) => {

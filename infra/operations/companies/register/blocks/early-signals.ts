@@ -14,8 +14,8 @@ import { BLOCK_COLUMNS, EVENT_COLUMNS, provenanceOf } from './provenance';
  * would raise already there and changes nothing.
  */
 
-export const SIGNALS_RULE =
-  'Conditions are signals while they hold, then expire: accounts or confirmation statement (annual return) overdue, keyed by the missed deadline; strike-off proposed; insolvency (liquidation, administration or examinership, receivership, voluntary arrangement); a receiver on a charge; dissolution or another end. Events are changes between two snapshots, active for a year, a later change of the same kind superseding the earlier: charge registered or satisfied (counts of charges), registered office, name, accounting reference date or activities changed.';
+/** Stated in full in docs/profile.md, under its id. */
+export const SIGNALS_RULE = 'register-signals-v1';
 
 /** Event signals stay active this long, then expire. */
 const EVENT_LIFETIME_DAYS = 365;
@@ -87,7 +87,8 @@ function conditionsOf(facts: SnapshotFacts, filing: FilingBehaviour, asOf: strin
       summary: "A receiver manager holds at least one of the company's charges",
     });
   }
-  if (filing.accountsOverdue && filing.nextAccountsDueOn) {
+  // Irish accounts are annexed to the annual return: its signal stands for both.
+  if (filing.accountsOverdue && filing.nextAccountsDueOn && facts.jurisdiction === 'GB') {
     conditions.push({
       kind: 'accounts_overdue',
       key: filing.nextAccountsDueOn,

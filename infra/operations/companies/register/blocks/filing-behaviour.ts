@@ -9,8 +9,8 @@ export const LATE_FILINGS_FACT = 'snapshots.lateFilings';
 
 const FIVE_YEARS_DAYS = 1826;
 
-export const FILING_RULE =
-  'Overdue when the next due date of the accounts or of the confirmation statement (annual return) is before the snapshot date and the company has not ended. Accounts count as delivered on the first snapshot that shows a new made-up-to date. A late filing is a deadline seen passed in one snapshot and met in a later one, counted over five years from the snapshots Bureau holds (the bulk file has no filing history). Consistency: no accounts yet and none due is no_history; otherwise late filings plus filings overdue now: 0 consistent, 1 mostly_consistent, 2 or more inconsistent.';
+/** Stated in full in docs/profile.md, under its id. */
+export const FILING_RULE = 'register-filing-v1';
 
 /** The earlier snapshots' findings, from the stored profile's provenance. */
 function history(previous: CompanyProfile | undefined) {
@@ -46,7 +46,9 @@ export function registerFilingBehaviour(facts: SnapshotFacts, asOf: string, prev
     madeUpTo === null ? null : before && before.lastAccountsMadeUpTo !== madeUpTo ? asOf : (before?.lastAccountsFiledOn ?? null);
 
   const lateFilings = [...lateNow].sort();
-  const lateCount = lateFilings.length + (accountsOverdue ? 1 : 0) + (confirmationStatementOverdue ? 1 : 0);
+  // Irish accounts are annexed to the annual return: an overdue return is one filing late, not two.
+  const statementCounts = confirmationStatementOverdue && !(facts.jurisdiction === 'IE' && accountsOverdue);
+  const lateCount = lateFilings.length + (accountsOverdue ? 1 : 0) + (statementCounts ? 1 : 0);
   const consistency: FilingBehaviour['consistency'] =
     madeUpTo === null && !accountsOverdue
       ? 'no_history'

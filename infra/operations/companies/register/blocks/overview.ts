@@ -33,8 +33,8 @@ const STRUCTURED_TYPES = new Set([
   'investment-company-with-variable-capital',
 ]);
 
-export const OVERVIEW_RULE =
-  'Type from the register category; size band from the latest accounts category (micro entity or dormant: micro; small, total exemption, abridged, partial exemption: small; medium: medium; full or group: large; otherwise unknown); employees band from the size band; maturity from the age on the snapshot date; complexity counts size (medium 1, large 2), a structured legal form, group accounts, outstanding charges and three or more activities: 0 simple, 1 moderate, 2 or more complex.';
+/** Stated in full in docs/profile.md, under its id. */
+export const OVERVIEW_RULE = 'register-overview-v1';
 
 export function sizeBandOf(facts: SnapshotFacts): SizeBand | null {
   return facts.accounts.category ? (SIZE_BY_ACCOUNT_CATEGORY[facts.accounts.category] ?? null) : null;

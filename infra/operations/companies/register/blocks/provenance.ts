@@ -5,9 +5,9 @@ import type { SnapshotFacts } from '../snapshot-facts';
 export type FactColumns = Readonly<Record<SnapshotFacts['source'], readonly string[]>>;
 
 /**
- * A block's provenance: the register facts its rule read (only the columns the row has, so a
- * previous-name slot left empty is not listed) and any facts kept from earlier snapshots or taken
- * from other blocks.
+ * A block's provenance: the register facts its rule read, empty ones as null (except the former-name
+ * slots, listed only when filled: most companies have none of the ten) and any facts kept from
+ * earlier snapshots or taken from other blocks.
  */
 export function provenanceOf(
   facts: SnapshotFacts,
@@ -18,7 +18,9 @@ export function provenanceOf(
 ): Provenance {
   const read: Record<string, string | null> = {};
   for (const column of columns[facts.source]) {
-    if (column in facts.published) read[column] = facts.published[column] ?? null;
+    const value = facts.published[column] ?? null;
+    if (value === null && column.startsWith('PreviousName_')) continue;
+    read[column] = value;
   }
   return { source: facts.source, asOf, rule, facts: { ...read, ...extra } };
 }

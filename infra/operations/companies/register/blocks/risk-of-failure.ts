@@ -26,8 +26,8 @@ export const RISK_POINTS = {
   ended: 100,
 } as const;
 
-export const RISK_RULE =
-  "Bureau's scorecard v1 over register facts: ended (dissolved, removed, closed, converted) 100; liquidation, administration, receivership or other insolvency 95; voluntary arrangement 75. Otherwise 10, plus 45 for a proposal to strike off, 30 for a receiver on a charge, 20 for overdue accounts (30 when over 90 days), 10 for an overdue confirmation statement or annual return, 5 per late filing in five years (at most 15), 10 under one year old or 5 under three, 5 when dormant; at most 84. Levels: Low 0-29, Moderate 30-54, High 55-84, Severe 85-100.";
+/** Stated in full in docs/profile.md, under its id. */
+export const RISK_RULE = 'bureau-risk-scorecard-v1';
 
 const levelOf = (score: number): RiskOfFailure['level'] =>
   score >= 85 ? 'Severe' : score >= 55 ? 'High' : score >= 30 ? 'Moderate' : 'Low';
@@ -56,7 +56,8 @@ export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf
         over90 ? 'Accounts are more than 90 days overdue' : 'Accounts are overdue',
       );
     }
-    if (filing.confirmationStatementOverdue) {
+    // Irish accounts are annexed to the annual return: one late filing, counted once, as accounts.
+    if (filing.confirmationStatementOverdue && facts.jurisdiction === 'GB') {
       add(
         RISK_POINTS.statementOverdue,
         facts.jurisdiction === 'GB' ? 'The confirmation statement is overdue' : 'The annual return is overdue',
