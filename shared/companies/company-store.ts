@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { nameWords, normalizeName } from './names';
 import type { CompanyProfile, Jurisdiction, ProfileContent } from './profile';
-import { type IndexedName, type IndexItem, indexedWords, type SearchEntry } from './search-index';
+import { type IndexedName, type IndexedNames, type IndexItem, indexedFormerNames, indexedWords, type SearchEntry } from './search-index';
 
 export type SaveOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -99,4 +99,14 @@ export function contentHashOf(content: ProfileContent): string {
 export function indexedNameOf(name: string): IndexedName {
   const normalizedName = normalizeName(name);
   return { normalizedName, words: indexedWords(nameWords(normalizedName)) };
+}
+
+/** The names a profile is indexed under: its name and, beside it, the former names the register lists. */
+export function indexedNamesOf(content: ProfileContent): IndexedNames {
+  const current = indexedNameOf(content.name);
+  const formerNames = indexedFormerNames(
+    current,
+    (content.overview.previousNames ?? []).map(({ name }) => ({ name, ...indexedNameOf(name) })),
+  );
+  return formerNames.length === 0 ? current : { ...current, formerNames };
 }

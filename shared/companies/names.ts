@@ -1,3 +1,5 @@
+import { oneEditApart } from './spelling';
+
 /**
  * Company name normalization: the form both the search index and search queries are reduced to, so
  * that "O’Brien & Sons Ltd.", "OBRIEN AND SONS LIMITED" and "O'Brien + Sons" meet.
@@ -139,6 +141,34 @@ export function normalizeName(name: string): string {
  */
 export function normalizeQuery(query: string): string {
   return normalizeName(query);
+}
+
+/** A legal form at the end of a query with one of its words misspelt, and what is left without it. */
+export interface MisspeltLegalForm {
+  /** The query's words before the legal form, with any further legal forms stripped. */
+  readonly rest: readonly string[];
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * Reads the end of a normalized query as a legal form typed with one edit in one of its words
+ * ("acme widgets limted", "acme cwmni budiant cymunedol"), the longest form first. Normalization
+ * cannot strip it, and the index never holds it, so as typed such a query finds nothing. This is no
+ * part of normalization: a short form is one edit from too many real words ("ltd" from "led"), so
+ * search only asks when nothing matched as typed.
+ */
+export function misspeltLegalForm(normalizedQuery: string): MisspeltLegalForm | undefined {
+  const words = normalizedQuery.split(' ');
+  for (const suffix of SUFFIX_WORDS) {
+    if (suffix.length >= words.length) continue;
+    const tail = words.slice(words.length - suffix.length);
+    const differing = suffix.flatMap((word, i) => (tail[i] === word ? [] : [i]));
+    const at = differing[0];
+    if (differing.length !== 1 || at === undefined || !oneEditApart(tail[at] as string, suffix[at] as string)) continue;
+    return { rest: stripLegalSuffixes(words.slice(0, words.length - suffix.length)), from: tail[at] as string, to: suffix[at] as string };
+  }
+  return undefined;
 }
 
 /** The distinct words of a normalized name, in their first order. */

@@ -10,11 +10,23 @@ import type { Jurisdiction, ProfileContent } from './profile';
  * NAME_END sorts below every character of a normalized name, so the companies whose name is exactly
  * the query come first in the range of names that start with it, in number order: one read answers
  * both the exact and the name-prefix matches.
+ *
+ * A company's former names have items of their own, keyed the same way but for the separator before
+ * the number (FORMER_NAME_END, FORMER_WORD_END), which sorts just after the current name's: where a
+ * current and a former name are the same, the current one ranks first.
  */
 export const NAME_END = '\u0001';
+export const FORMER_NAME_END = '\u0002';
+const WORD_END = '#';
+const FORMER_WORD_END = '$';
 
 /** Keeps one company's transaction under DynamoDB's 100-item limit even when a rename replaces every key. */
 export const MAX_INDEXED_WORDS = 40;
+/**
+ * Index items of one company, all its names together: a rename that replaces every key deletes
+ * this many and puts this many beside the profile, 99 items, inside one transaction.
+ */
+export const MAX_INDEX_ITEMS = 49;
 
 export const PROFILE_SORT_KEY = 'PROFILE';
 
@@ -22,6 +34,11 @@ export const PROFILE_SORT_KEY = 'PROFILE';
 export const KEY_MAX = '\u{10FFFF}';
 
 export type IndexKind = 'name' | 'word';
+
+/** A former name as indexed: as the register gives it (what a result shows), normalized, and its words. */
+export interface IndexedFormerName extends IndexedName {
+  readonly name: string;
+}
 
 /** What a search result needs, copied onto every index item so a search never reads the profiles. */
 export interface SearchEntry {
@@ -34,12 +51,20 @@ export interface SearchEntry {
   readonly normalizedName: string;
   /** The distinct indexed words of the normalized name, in name order. */
   readonly words: readonly string[];
+  /**
+   * The former names indexed beside the name, most recent first; absent when there are none. Every
+   * item of the company carries them all, so an item can tell on its own whether another name of the
+   * same company ranks before it for a query.
+   */
+  readonly formerNames?: readonly IndexedFormerName[];
 }
 
 export interface IndexItem extends SearchEntry {
   readonly pk: string;
   readonly sk: string;
   readonly kind: IndexKind;
+  /** Set on the items of a former name: that name, as in `formerNames`. */
+  readonly formerName?: string;
 }
 
 export interface ItemKey {
@@ -61,7 +86,24 @@ export const namePartition = (jurisdiction: Jurisdiction, name: string) => `N#${
 
 export const wordPartition = (jurisdiction: Jurisdiction, word: string) => `W#${jurisdiction}#${partitionHead(word)}`;
 
-export const nameSortKey = (normalizedName: string, companyNumber: string) => `${normalizedName}${NAME_END}${companyNumber}`;
+/** One of the names a company is indexed under: its current name (no `formerName`) or a former one. */
+export interface IndexedAs extends IndexedName {
+  readonly formerName?: string;
+}
+
+/** The names a company is indexed under, its current name first. */
+export const indexedNamesOfEntry = (entry: SearchEntry): IndexedAs[] => [
+  { normalizedName: entry.normalizedName, words: entry.words },
+  ...(entry.formerNames ?? []).map(({ name, normalizedName, words }) => ({ normalizedName, words, formerName: name })),
+];
+
+/** The sort key of the name item of one of a company's names. */
+export const nameItemSortKey = (name: IndexedAs, companyNumber: string) =>
+  `${name.normalizedName}${name.formerName === undefined ? NAME_END : FORMER_NAME_END}${companyNumber}`;
+
+/** The sort key of the word item of one word of one of a company's names. */
+export const wordItemSortKey = (word: string, name: IndexedAs, companyNumber: string) =>
+  `${word}#${name.normalizedName}${name.formerName === undefined ? WORD_END : FORMER_WORD_END}${companyNumber}`;
 
 /**
  * Index keys are built from normalized text joined with '#'; normalized names hold letters,
@@ -80,7 +122,36 @@ export function indexedWords(words: readonly string[]): string[] {
   return [...new Set(words)].slice(0, MAX_INDEXED_WORDS);
 }
 
-export function searchEntryOf(content: ProfileContent, indexed: IndexedName): SearchEntry {
+/** Every name a company is indexed under: the current one and the former ones that fit. */
+export interface IndexedNames extends IndexedName {
+  readonly formerNames?: readonly IndexedFormerName[];
+}
+
+/**
+ * The former names worth items of their own, most recent first: not one that reads as the current
+ * name or as a more recent former name (it would find nothing more), and only as many as fit
+ * MAX_INDEX_ITEMS beside the current name, the oldest left out.
+ */
+export function indexedFormerNames(current: IndexedName, former: readonly IndexedFormerName[]): IndexedFormerName[] {
+  const seen = new Set([current.normalizedName]);
+  let items = 1 + current.words.length;
+  const kept: IndexedFormerName[] = [];
+  for (const name of former) {
+    if (name.normalizedName === '' || seen.has(name.normalizedName)) continue;
+    items += 1 + name.words.length;
+    if (items > MAX_INDEX_ITEMS) break;
+    seen.add(name.normalizedName);
+    kept.push(name);
+  }
+  return kept;
+}
+
+/** Every word a company is indexed under, in any of its names: what the spelling vocabulary keeps. */
+export const everyIndexedWord = (indexed: IndexedNames): string[] => [
+  ...new Set([...indexed.words, ...(indexed.formerNames ?? []).flatMap(({ words }) => words)]),
+];
+
+export function searchEntryOf(content: ProfileContent, indexed: IndexedNames): SearchEntry {
   return {
     jurisdiction: content.jurisdiction,
     companyNumber: content.companyNumber,
@@ -90,24 +161,36 @@ export function searchEntryOf(content: ProfileContent, indexed: IndexedName): Se
     incorporatedOn: content.overview.incorporatedOn,
     normalizedName: indexed.normalizedName,
     words: indexed.words,
+    ...(indexed.formerNames === undefined || indexed.formerNames.length === 0 ? {} : { formerNames: indexed.formerNames }),
   };
 }
 
-/** The index items of one company; none when its name normalizes to nothing. */
+/** The index items of one company, for each of its names; none for a name that normalizes to nothing. */
 export function indexItemsOf(entry: SearchEntry): IndexItem[] {
-  const { jurisdiction, companyNumber, normalizedName } = entry;
-  if (normalizedName === '') return [];
-  return [
-    { ...entry, kind: 'name', pk: namePartition(jurisdiction, normalizedName), sk: nameSortKey(normalizedName, companyNumber) },
-    ...entry.words.map(
-      (word): IndexItem => ({
-        ...entry,
-        kind: 'word',
-        pk: wordPartition(jurisdiction, word),
-        sk: `${word}#${normalizedName}#${companyNumber}`,
-      }),
-    ),
-  ];
+  const { jurisdiction, companyNumber } = entry;
+  return indexedNamesOfEntry(entry)
+    .filter(({ normalizedName }) => normalizedName !== '')
+    .flatMap((name) => {
+      const former = name.formerName === undefined ? {} : { formerName: name.formerName };
+      return [
+        {
+          ...entry,
+          ...former,
+          kind: 'name',
+          pk: namePartition(jurisdiction, name.normalizedName),
+          sk: nameItemSortKey(name, companyNumber),
+        },
+        ...name.words.map(
+          (word): IndexItem => ({
+            ...entry,
+            ...former,
+            kind: 'word',
+            pk: wordPartition(jurisdiction, word),
+            sk: wordItemSortKey(word, name, companyNumber),
+          }),
+        ),
+      ];
+    });
 }
 
 export const keyId = (key: ItemKey) => `${key.pk}\u0000${key.sk}`;
@@ -158,7 +241,19 @@ function sameItem(a: IndexItem, b: IndexItem): boolean {
     a.type === b.type &&
     a.incorporatedOn === b.incorporatedOn &&
     a.normalizedName === b.normalizedName &&
-    a.words.length === b.words.length &&
-    a.words.every((word, i) => word === b.words[i])
+    a.formerName === b.formerName &&
+    sameWords(a.words, b.words) &&
+    (a.formerNames ?? []).length === (b.formerNames ?? []).length &&
+    (a.formerNames ?? []).every((name, i) => {
+      const other = b.formerNames?.[i];
+      return (
+        other !== undefined &&
+        name.name === other.name &&
+        name.normalizedName === other.normalizedName &&
+        sameWords(name.words, other.words)
+      );
+    })
   );
 }
+
+const sameWords = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((word, i) => word === b[i]);

@@ -1,12 +1,14 @@
 import type { Principal } from '../../shared/auth/tokens';
 import { DynamoNameIndex } from '../../shared/companies/dynamo-name-index';
+import { foldName, normalizeName } from '../../shared/companies/names';
 import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
+import { isCorrectable } from '../../shared/companies/spelling';
 import { companiesTable } from '../../shared/storage/tables';
 import { type CompanyRef, seededDataset, spread } from './support/companies';
 import type { BenchContext } from './support/context';
 import { benchRequest } from './support/http';
 import { renderTable } from './support/table';
-import { misspelt, seededRandom, TYPO_KINDS, type TypoKind } from './support/typos';
+import { misspelt, seededRandom, TYPO_KINDS, type TypoKind, withTypo } from './support/typos';
 
 export const name = 'Search recall on the real GB sample';
 
@@ -37,6 +39,27 @@ async function forEachConcurrently<T>(items: readonly T[], concurrency: number, 
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
+/** Which words of a name, as registered, a typo may fall in; the legal form ends the folded words. */
+type Eligible = (word: string, inLegalForm: boolean) => boolean;
+const TYPO_PLACES: ReadonlyArray<readonly [string, Eligible]> = [
+  ['a word of 5+ letters or the legal form', (word, inLegalForm) => inLegalForm || isCorrectable(word)],
+  ['the legal form', (_, inLegalForm) => inLegalForm],
+  ['any word', () => true],
+];
+
+/** The name as registered, legal form and all, with one typo of the kind in one eligible word. */
+function registeredNameWithTypo(name: string, eligible: Eligible, kind: TypoKind, random: () => number): string | undefined {
+  const words = foldName(name).split(' ');
+  const legalFormStart = normalizeName(name).split(' ').length;
+  const candidates = words.flatMap((word, at) => (/^[a-z]{2,}$/.test(word) && eligible(word, at >= legalFormStart) ? [at] : []));
+  if (candidates.length === 0) return undefined;
+  const at = candidates[Math.floor(random() * candidates.length)] as number;
+  const word = words[at] as string;
+  // Two letters have no inner pair to swap: the typo changes the second instead.
+  const typo = withTypo(word, word.length === 2 && kind === 'swapped' ? 'changed' : kind, random);
+  return words.map((original, position) => (position === at ? typo : original)).join(' ');
+}
+
 const percent = (part: number, whole: number) => (whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)}%`);
 
 export async function run(context: BenchContext): Promise<void> {
@@ -65,7 +88,9 @@ export async function run(context: BenchContext): Promise<void> {
   const exactUnique = newTally();
   const twoWords = newTally();
   const typos = new Map(TYPO_KINDS.map((kind) => [kind, newTally()]));
+  const registeredTypos = new Map(TYPO_PLACES.map(([place]) => [place, newTally()]));
   const random = seededRandom(2026);
+  const registeredRandom = seededRandom(2027);
   const count = (tally: Tally, company: CompanyRef, q: string, ranked: string[] | undefined, hit: (ranked: string[]) => boolean) => {
     if (ranked === undefined) tally.refused++;
     else {
@@ -76,7 +101,7 @@ export async function run(context: BenchContext): Promise<void> {
     }
   };
 
-  context.log(`searching ${sample.length.toLocaleString('en-GB')} companies three times each…`);
+  context.log(`searching ${sample.length.toLocaleString('en-GB')} companies six times each…`);
   await forEachConcurrently(sample, CONCURRENCY, async (company) => {
     const byName = await search(company, company.name);
     const isFirst = (ranked: string[]) => ranked[0] === company.companyNumber;
@@ -88,6 +113,11 @@ export async function run(context: BenchContext): Promise<void> {
     const typo = misspelt(company.normalizedName, kind, random);
     if (typo !== undefined) {
       count(typos.get(kind) as Tally, company, typo, await search(company, typo), (ranked) => ranked.includes(company.companyNumber));
+    }
+    for (const [place, eligible] of TYPO_PLACES) {
+      const q = registeredNameWithTypo(company.name, eligible, kind, registeredRandom);
+      if (q === undefined) continue;
+      count(registeredTypos.get(place) as Tally, company, q, await search(company, q), (ranked) => ranked.includes(company.companyNumber));
     }
   });
   const allTypos = newTally();
@@ -114,6 +144,7 @@ export async function run(context: BenchContext): Promise<void> {
         row(`recall@${TOP}: first two words`, twoWords),
         ...TYPO_KINDS.map((kind) => row(`recall@${TOP}: one word with a letter ${kind}`, typos.get(kind) as Tally)),
         row(`recall@${TOP}: one typo, all kinds`, allTypos),
+        ...TYPO_PLACES.map(([place]) => row(`recall@${TOP}: registered name, one typo in ${place}`, registeredTypos.get(place) as Tally)),
         [
           'corrected match ranked above one as typed',
           String(exact.queries + twoWords.queries + allTypos.queries),
@@ -128,6 +159,7 @@ export async function run(context: BenchContext): Promise<void> {
     ['exact name', exact],
     ['first two words', twoWords],
     ...TYPO_KINDS.map((kind) => [`letter ${kind}`, typos.get(kind) as Tally] as const),
+    ...TYPO_PLACES.map(([place]) => [`typo in ${place}`, registeredTypos.get(place) as Tally] as const),
   ] as const) {
     for (const miss of tally.misses) context.log(`missed (${label}): ${miss}`);
   }

@@ -1,6 +1,13 @@
-import { indexedNameOf, type KeyRange, type NameIndex, type PartitionPage } from '../../shared/companies/company-store';
+import { indexedNamesOf, type KeyRange, type NameIndex, type PartitionPage } from '../../shared/companies/company-store';
 import type { Jurisdiction, ProfileContent } from '../../shared/companies/profile';
-import { compareKeys, type IndexItem, indexItemsOf, type SearchEntry, searchEntryOf } from '../../shared/companies/search-index';
+import {
+  compareKeys,
+  everyIndexedWord,
+  type IndexItem,
+  indexItemsOf,
+  type SearchEntry,
+  searchEntryOf,
+} from '../../shared/companies/search-index';
 import { isCorrectable } from '../../shared/companies/spelling';
 import { variantsOf } from '../../shared/companies/vocabulary';
 
@@ -20,9 +27,9 @@ export class MemoryNameIndex implements NameIndex {
 
   constructor(profiles: Iterable<ProfileContent>) {
     for (const profile of profiles) {
-      const entry = searchEntryOf(profile, indexedNameOf(profile.name));
+      const entry = searchEntryOf(profile, indexedNamesOf(profile));
       this.entries.set(`${profile.jurisdiction}#${profile.companyNumber}`, entry);
-      for (const word of entry.words.filter(isCorrectable)) {
+      for (const word of everyIndexedWord(entry).filter(isCorrectable)) {
         for (const variant of variantsOf(word)) {
           const key = `${profile.jurisdiction}#${variant}`;
           const words = this.vocabulary.get(key) ?? new Set<string>();

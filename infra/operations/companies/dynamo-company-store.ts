@@ -4,7 +4,7 @@ import {
   type CompanyStore,
   ConcurrentProfileUpdateError,
   contentHashOf,
-  indexedNameOf,
+  indexedNamesOf,
   isDraft,
   type KeyRange,
   type NameIndex,
@@ -16,11 +16,11 @@ import {
 import { DynamoNameIndex } from '../../../shared/companies/dynamo-name-index';
 import { DynamoProfileReader } from '../../../shared/companies/dynamo-profile-reader';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
-import type { SearchEntry } from '../../../shared/companies/search-index';
+import { everyIndexedWord, type SearchEntry } from '../../../shared/companies/search-index';
 import { keyOf, keyText, profileOf, type StoredProfile } from '../../../shared/companies/stored-profile';
 import { batchGet } from '../../../shared/storage/batch';
 import { createNewProfiles } from './bulk-creation';
-import { newCompanyItems, type ProfileBookkeeping, replaceProfile } from './profile-transaction';
+import { indexedEntryOf, newCompanyItems, type ProfileBookkeeping, replaceProfile } from './profile-transaction';
 import { VocabularyUpkeep, wordChange } from './vocabulary-upkeep';
 
 /**
@@ -84,7 +84,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     await this.vocabulary?.update(
       created.map((position) => {
         const content = freshContents[position] as ProfileContent;
-        return wordChange(content.jurisdiction, [], indexedNameOf(content.name).words);
+        return wordChange(content.jurisdiction, [], everyIndexedWord(indexedNamesOf(content)));
       }),
     );
     // The same company twice in one call: a later copy waits for the earlier write, then re-reads.
@@ -127,7 +127,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
 
   private bookkeepingOf(content: ProfileContent, registerSnapshot: string | undefined, contentHash = contentHashOf(content)): ProfileBookkeeping {
     return {
-      indexed: indexedNameOf(content.name),
+      indexed: indexedNamesOf(content),
       contentHash,
       updatedAt: this.clock().toISOString(),
       ...(registerSnapshot ? { registerSnapshot } : {}),
@@ -155,7 +155,9 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
       if (!mayRetry) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
       return this.write(input, await this.read(content.jurisdiction, content.companyNumber, true), false);
     }
-    await this.vocabulary?.update([wordChange(content.jurisdiction, current?.words ?? [], bookkeeping.indexed.words)]);
+    await this.vocabulary?.update([
+      wordChange(content.jurisdiction, current ? everyIndexedWord(indexedEntryOf(current)) : [], everyIndexedWord(bookkeeping.indexed)),
+    ]);
     return current ? 'updated' : 'created';
   }
 

@@ -1,12 +1,19 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProfileContent } from '../../../shared/companies/profile';
-import { type IndexedName, indexChanges, indexItemsOf, searchEntryOf } from '../../../shared/companies/search-index';
+import {
+  type IndexedFormerName,
+  type IndexedNames,
+  indexChanges,
+  indexItemsOf,
+  type SearchEntry,
+  searchEntryOf,
+} from '../../../shared/companies/search-index';
 import { keyOf, type StoredProfile, storedEntryOf } from '../../../shared/companies/stored-profile';
 
 /** What a write knows about the content beyond the content itself. */
 export interface ProfileBookkeeping {
-  readonly indexed: IndexedName;
+  readonly indexed: IndexedNames;
   readonly contentHash: string;
   readonly updatedAt: string;
   /** The register snapshot the content was derived from, when it came from one: what the gone-companies sweep reads. */
@@ -23,8 +30,18 @@ export function profileItem(content: ProfileContent, current: StoredProfile | un
     contentHash: bookkeeping.contentHash,
     normalizedName: bookkeeping.indexed.normalizedName,
     words: bookkeeping.indexed.words,
+    ...(bookkeeping.indexed.formerNames === undefined ? {} : { formerNames: bookkeeping.indexed.formerNames }),
     ...(bookkeeping.registerSnapshot ? { registerSnapshot: bookkeeping.registerSnapshot } : {}),
   };
+}
+
+/**
+ * What the stored profile was indexed under, former names included, as its item recorded it: the
+ * keys to delete come from there, not from today's normalization, so no index item is orphaned.
+ */
+export function indexedEntryOf(stored: StoredProfile): SearchEntry {
+  const { formerNames } = stored as StoredProfile & { readonly formerNames?: readonly IndexedFormerName[] };
+  return formerNames === undefined ? storedEntryOf(stored) : { ...storedEntryOf(stored), formerNames };
 }
 
 /** Every item of a company not stored yet: its profile at version 1 and its name-index items. */
@@ -46,7 +63,7 @@ export async function replaceProfile(
   bookkeeping: ProfileBookkeeping,
 ): Promise<boolean> {
   const { puts, deletes } = indexChanges(
-    current ? indexItemsOf(storedEntryOf(current)) : [],
+    current ? indexItemsOf(indexedEntryOf(current)) : [],
     indexItemsOf(searchEntryOf(content, bookkeeping.indexed)),
   );
   const guard = current

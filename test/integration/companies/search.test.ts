@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
-import type { Jurisdiction } from '../../../shared/companies/profile';
+import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import { InvalidCursorError, type SearchItem, searchCompanies, UnsearchableQueryError } from '../../../shared/companies/search';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
@@ -37,6 +37,15 @@ beforeAll(async () => {
   );
   expect(results.every((result) => result.status === 'fulfilled')).toBe(true);
 });
+
+/** A profile whose register entry lists former names, most recent first. */
+function renamed(companyNumber: string, name: string, ...former: string[]): ProfileContent {
+  const content = profileContent({ companyNumber, name });
+  return {
+    ...content,
+    overview: { ...content.overview, previousNames: former.map((formerName) => ({ name: formerName, changedOn: '2023-05-01' })) },
+  };
+}
 
 const summary = (items: readonly SearchItem[]) => items.map((item) => [item.companyNumber, item.match.type]);
 
@@ -154,6 +163,60 @@ describe('searchCompanies on DynamoDB Local', () => {
 
     expect(byOldName.items).toEqual([]);
     expect(summary(byNewName.items)).toEqual([['11000030', 'exact']]);
+  });
+
+  it('finds a company by a former name, says so, and stops when a save drops that name', async () => {
+    await store.save(renamed('11000040', 'ZEPHYR HOLDINGS LTD', 'ACME WIDGETS LIMITED'));
+
+    const byFormerName = await searchCompanies(store, { q: 'acme widgets', jurisdiction: 'GB', limit: 10 });
+    const byFormerWords = await searchCompanies(store, { q: 'widgets acme', jurisdiction: 'GB', limit: 10 });
+    const withTypo = await searchCompanies(store, { q: 'acme widgtes', jurisdiction: 'GB', limit: 10 });
+    expect(byFormerName.items).toEqual([
+      expect.objectContaining({
+        companyNumber: '11000040',
+        name: 'ZEPHYR HOLDINGS LTD',
+        match: { type: 'exact' },
+        matchedPreviousName: 'ACME WIDGETS LIMITED',
+      }),
+    ]);
+    expect(summary(byFormerWords.items)).toEqual([['11000040', 'word_prefix']]);
+    expect(withTypo.items[0]).toMatchObject({
+      companyNumber: '11000040',
+      match: { type: 'fuzzy' },
+      matchedPreviousName: 'ACME WIDGETS LIMITED',
+    });
+
+    await store.save(renamed('11000040', 'ZEPHYR HOLDINGS LTD'));
+
+    expect((await searchCompanies(store, { q: 'acme widgets', jurisdiction: 'GB', limit: 10 })).items).toEqual([]);
+    expect((await searchCompanies(store, { q: 'widgets', jurisdiction: 'GB', limit: 10 })).items).toEqual([]);
+    expect((await store.variantWords('GB', ['widgets'])).get('widgets') ?? []).not.toContain('widgets');
+    const byName = await searchCompanies(store, { q: 'zephyr holdings', jurisdiction: 'GB', limit: 10 });
+    expect(byName.items).toEqual([expect.objectContaining({ companyNumber: '11000040', match: { type: 'exact' } })]);
+    expect(byName.items[0]).not.toHaveProperty('matchedPreviousName');
+  });
+
+  it('indexes the former names of new companies written in bulk, however many they have', async () => {
+    const many = Array.from({ length: 12 }, (_, i) => `KESTREL ${i} FORMER NAME LTD`);
+    const results = await store.saveMany([
+      renamed('11000041', 'OSPREY TRADING LTD', 'MERLIN TRADING LTD'),
+      renamed('11000042', 'GOSHAWK TRADING LTD', ...many),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
+
+    const merlin = await searchCompanies(store, { q: 'merlin trading', jurisdiction: 'GB', limit: 10 });
+    const kestrel = await searchCompanies(store, { q: 'kestrel 3 former', jurisdiction: 'GB', limit: 10 });
+    expect(merlin.items).toEqual([expect.objectContaining({ companyNumber: '11000041', matchedPreviousName: 'MERLIN TRADING LTD' })]);
+    expect(kestrel.items).toEqual([
+      expect.objectContaining({ companyNumber: '11000042', matchedPreviousName: 'KESTREL 3 FORMER NAME LTD' }),
+    ]);
+
+    await store.save(renamed('11000042', 'GOSHAWK TRADING LTD', 'PEREGRINE TRADING LTD'));
+
+    expect((await searchCompanies(store, { q: 'kestrel', jurisdiction: 'GB', limit: 10 })).items).toEqual([]);
+    expect(summary((await searchCompanies(store, { q: 'peregrine', jurisdiction: 'GB', limit: 10 })).items)).toEqual([
+      ['11000042', 'name_prefix'],
+    ]);
   });
 
   it('returns an empty page for a query nothing matches', async () => {
