@@ -5,6 +5,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { parseCompanyNumber } from '../../../shared/companies/numbers';
 import { type CompanyProfile, JURISDICTIONS, type Jurisdiction } from '../../../shared/companies/profile';
 import { DynamoCompanyStore } from '../../operations/companies/dynamo-company-store';
+import { type SweepResult, sweepGoneCompanies } from '../../operations/companies/gone-companies';
 import {
   DEFAULT_IMPORT_BATCH_SIZE,
   DEFAULT_IMPORT_CONCURRENCY,
@@ -15,13 +16,17 @@ import {
   openImportFile,
   UnsupportedImportFileError,
 } from '../../operations/companies/import';
+import { isWholeSnapshot } from '../../operations/companies/snapshot-coverage';
+import { isIsoDate } from '../../operations/companies/snapshot-date';
+import { zipEntries } from '../../operations/companies/zip-entries';
 import { applyDemoChange, CHANGE_KINDS, type ChangeKind, CompanyNotFoundError } from '../../operations/demo/company-changes';
 import type { CliContext, CliIo } from '../context';
+import { changeLines, printRejects, unknownValueLines } from '../import-report';
 
 /** Plain progress lines (no terminal) come at most this often. */
 const PROGRESS_LINE_INTERVAL_MS = 2000;
-/** Rejected rows listed after the summary; --json prints every kept one. */
-const REJECTS_SHOWN = 20;
+/** Segments of the parallel scan that finds companies gone from a whole snapshot. */
+const SWEEP_SEGMENTS = 4;
 
 function wholeNumberOption(minimum: number, maximum: number) {
   return (text: string): number => {
@@ -44,15 +49,22 @@ interface ProgressReporter {
  * Records in the file, counted as lines before the import starts (a CSV header is not a record;
  * a quoted CSV field spanning lines makes this an estimate): what the progress is measured against.
  */
-async function countRecords(path: string, format: ImportSource['format']): Promise<number> {
+async function countRecords(path: string, source: ImportSource): Promise<number> {
+  const header = source.format === 'ndjson' ? 0 : 1;
+  if (!source.entries) return Math.max(0, (await countLines(createReadStream(path))) - header);
+  let records = 0;
+  for await (const entry of zipEntries(path)) records += Math.max(0, (await countLines(await entry.open())) - header);
+  return records;
+}
+
+async function countLines(stream: AsyncIterable<Buffer>): Promise<number> {
   let lines = 0;
   let last = 0x0a;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+  for await (const chunk of stream) {
     for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
     if (chunk.length > 0) last = chunk[chunk.length - 1] as number;
   }
-  if (last !== 0x0a) lines++;
-  return Math.max(0, format === 'csv' ? lines - 1 : lines);
+  return last === 0x0a ? lines : lines + 1;
 }
 
 const rateOf = (done: number, startedMs: number) => Math.round(done / Math.max((Date.now() - startedMs) / 1000, 0.001));
@@ -102,13 +114,60 @@ function progressReporter(io: CliIo, records: number, terminal: boolean): Progre
 
 function printSummary(io: CliIo, file: string, source: ImportSource, where: string, result: ImportResult, seconds: number): void {
   const rate = seconds > 0 ? Math.round(result.read / seconds) : result.read;
-  io.out(`Imported ${basename(file)} (${source.format}) into ${where} in ${seconds.toFixed(1)} s (${rate} rows/s)`);
+  const snapshot = source.asOf ? `, snapshot of ${source.asOf}` : '';
+  io.out(`Imported ${basename(file)} (${source.format}${snapshot}) into ${where} in ${seconds.toFixed(1)} s (${rate} rows/s)`);
   io.out(countsText(result));
-  if (result.errors.length === 0) return;
-  io.err('Rejected rows:');
-  for (const error of result.errors.slice(0, REJECTS_SHOWN)) io.err(`  line ${error.line}: ${error.message}`);
-  if (result.rejected > REJECTS_SHOWN)
-    io.err(`  … and ${result.rejected - REJECTS_SHOWN} more (run with --json to see up to ${result.errors.length})`);
+  for (const line of [...changeLines(result.changes), ...unknownValueLines(result.unknownValues)]) io.out(line);
+  printRejects(io, result);
+}
+
+/**
+ * After a whole snapshot, the register profiles it did not list are gone. Not after rejected rows:
+ * a company on a rejected line would be taken as gone when it is only unread.
+ */
+async function sweepAfter(
+  context: CliContext,
+  source: ImportSource,
+  result: ImportResult,
+  options: { wholeSnapshot?: boolean },
+  names: readonly string[],
+): Promise<SweepResult | undefined> {
+  if (!source.asOf || (source.format !== 'companies-house-bulk' && source.format !== 'cro-companies')) return undefined;
+  const jurisdiction = source.format === 'companies-house-bulk' ? 'GB' : 'IE';
+  if (!options.wholeSnapshot && !isWholeSnapshot(source.format, names)) {
+    context.io.out(
+      'Companies missing from this file were not looked for: it is not the whole register. Pass --whole-snapshot when it is, or import every part of the snapshot in one archive.',
+    );
+    return undefined;
+  }
+  if (result.rejected > 0) {
+    context.io.err(
+      `Companies missing from the snapshot were not marked gone: ${result.rejected} row(s) were rejected, and their companies would have been. Fix them and import the snapshot again.`,
+    );
+    return undefined;
+  }
+  const target = await context.target();
+  const results = await Promise.all(
+    Array.from({ length: SWEEP_SEGMENTS }, (_, segment) =>
+      sweepGoneCompanies({
+        doc: target.doc,
+        tableName: target.tables.companies,
+        jurisdiction,
+        asOf: source.asOf as string,
+        segment,
+        totalSegments: SWEEP_SEGMENTS,
+      }),
+    ),
+  );
+  const sweep = results.reduce((sum, next) => ({
+    scanned: sum.scanned + next.scanned,
+    gone: sum.gone + next.gone,
+    failed: sum.failed + next.failed,
+  }));
+  context.io.out(
+    `Companies no longer in the register: ${sweep.gone} marked removed${sweep.failed > 0 ? `, ${sweep.failed} could not be written (run the import again)` : ''}`,
+  );
+  return sweep;
 }
 
 /** `bureau companies …`: load company profiles. */
@@ -120,6 +179,9 @@ export function registerCompanyCommands(program: Command, context: CliContext): 
       'after',
       `
 Examples:
+  $ bureau companies import BasicCompanyDataAsOneFile-2024-06-01.zip
+  $ bureau companies import test/fixtures/register/BasicCompanyData-2024-06-01-part1_1.csv
+  $ bureau companies import companies.csv --as-of 2024-06-01
   $ bureau companies import data/gb-companies-2024-01.csv
   $ bureau companies import profiles.ndjson --concurrency 8 --batch-size 50
   $ bureau --stack Bureau --region eu-west-2 companies import profiles.jsonl --json
@@ -130,12 +192,17 @@ Examples:
   companies
     .command('import')
     .description(
-      'import profiles from an NDJSON file (.ndjson/.jsonl: one profile document per line) or a Companies House register CSV (.csv: demo blocks derived per row); unchanged profiles are not rewritten',
+      "import a register snapshot (the Companies House bulk file BasicCompanyData, zipped or not, whole or in parts; the CRO companies file): every block derived from the register's facts; or NDJSON profile documents; or the Companies House search export (demo blocks). Unchanged profiles are not rewritten, so the same file twice changes nothing and next month's file writes only what changed",
     )
     .argument('<file>', 'the file to import')
     .option('--concurrency <batches>', 'batches written at once', wholeNumberOption(1, 64), DEFAULT_IMPORT_CONCURRENCY)
     .option('--batch-size <profiles>', 'profiles per batch', wholeNumberOption(1, 100), DEFAULT_IMPORT_BATCH_SIZE)
-    .option('--seed <seed>', 'seed of the demo blocks derived for CSV rows', wholeNumberOption(0, 999_999), 0)
+    .option('--seed <seed>', 'seed of the demo blocks derived for rows of the search export', wholeNumberOption(0, 999_999), 0)
+    .option('--as-of <date>', 'date of the register snapshot (YYYY-MM-DD), when the file name does not carry it', (text) => {
+      if (!isIsoDate(text)) throw new InvalidArgumentError('a date in the form YYYY-MM-DD');
+      return text;
+    })
+    .option('--whole-snapshot', 'the file is the whole register: mark the register profiles it does not list as gone')
     .option('--no-progress', 'print no progress while importing')
     .option('--json', 'print the result as JSON')
     .addHelpText(
@@ -145,12 +212,20 @@ Examples:
     .action(
       async (
         file: string,
-        options: { concurrency: number; batchSize: number; seed: number; progress: boolean; json?: boolean },
+        options: {
+          concurrency: number;
+          batchSize: number;
+          seed: number;
+          asOf?: string;
+          wholeSnapshot?: boolean;
+          progress: boolean;
+          json?: boolean;
+        },
         command: Command,
       ) => {
         let source: ImportSource;
         try {
-          source = await openImportFile(file, { seed: options.seed });
+          source = await openImportFile(file, { seed: options.seed, ...(options.asOf ? { asOf: options.asOf } : {}) });
         } catch (error) {
           const reason = error instanceof UnsupportedImportFileError ? error.message : `cannot read ${file}: ${(error as Error).message}`;
           return command.error(`error: ${reason}`, { exitCode: 1, code: 'bureau.companies.unreadable' });
@@ -159,7 +234,7 @@ Examples:
         const store = new DynamoCompanyStore(target.doc, target.tables.companies);
         const progress =
           options.progress && !options.json
-            ? progressReporter(context.io, await countRecords(file, source.format), process.stderr.isTTY === true)
+            ? progressReporter(context.io, await countRecords(file, source), process.stderr.isTTY === true)
             : undefined;
         const started = Date.now();
         let result: ImportResult;
@@ -172,8 +247,15 @@ Examples:
         } finally {
           progress?.stop();
         }
-        if (options.json) context.io.out(JSON.stringify({ file, format: source.format, ...result }, null, 2));
-        else printSummary(context.io, file, source, target.description, result, (Date.now() - started) / 1000);
+        const seconds = (Date.now() - started) / 1000;
+        if (!options.json) printSummary(context.io, file, source, target.description, result, seconds);
+        const names = [basename(file), ...(source.entries ?? []).map((entry) => entry.name)];
+        const sweep = await sweepAfter(options.json ? { ...context, io: quietIo(context.io) } : context, source, result, options, names);
+        if (options.json) {
+          context.io.out(
+            JSON.stringify({ file, format: source.format, asOf: source.asOf ?? null, ...result, sweep: sweep ?? null }, null, 2),
+          );
+        }
         if (result.rejected > 0) {
           command.error(`error: ${result.rejected} row(s) rejected; every other row was imported`, {
             exitCode: 1,
@@ -253,3 +335,6 @@ Examples:
         command.error(`error: ${missing} of ${parsed.length} companies not found`, { exitCode: 1, code: 'bureau.companies.missing' });
     });
 }
+
+/** Keeps errors, drops the lines a --json run prints inside its document instead. */
+const quietIo = (io: CliIo): CliIo => ({ ...io, out: () => {} });

@@ -151,7 +151,9 @@ export async function openImportFile(path: string, options: StreamOptions = {}):
   }
   const name = basename(path);
   if (isZip(start)) return openZip(path, options);
-  const format = formatOfHead(start.toString('utf8'), name);
+  // An empty NDJSON file is a valid file of no profiles.
+  const blankNdjson = /\.(nd)?jsonl?$/i.test(name) && start.toString('utf8').trim() === '';
+  const format = blankNdjson ? 'ndjson' : formatOfHead(start.toString('utf8'), name);
   const asOf = format === 'companies-house-bulk' || format === 'cro-companies' ? snapshotDateFor(format, options, name) : undefined;
   const stream = (await open(path, 'r')).createReadStream();
   return { format, ...(asOf ? { asOf } : {}), records: recordsOf(format, stream, { ...options, ...(asOf ? { asOf } : {}) }, name) };
