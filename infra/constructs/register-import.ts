@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
@@ -269,7 +269,10 @@ function acknowledgeStateMachineRole(stateMachine: StateMachine, functions: read
     })),
   );
   // The CDK's grant to the Distributed Map over its own child executions, whose names Step Functions makes up.
-  const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId(stateMachine)}"}]}]}`;
+  const stack = Stack.of(stateMachine);
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+  const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId(stateMachine)}"}]}]}`;
   Validations.of(stateMachine.node.findChild('DistributedMapPolicy')).acknowledge(
     ...[':*', '/Batches:*'].map((suffix) => ({
       id: `AwsSolutions-IAM5[Resource::${executions}${suffix}]`,

@@ -2,7 +2,13 @@ import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functions as catalogue, type FunctionSpec, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../../infra/catalogue';
+import {
+  functions as catalogue,
+  type FunctionSpec,
+  queueActionsOf,
+  registerImportFunctions,
+  WEBHOOK_SECRETS_ACTIONS,
+} from '../../infra/catalogue';
 import { BureauStack } from '../../infra/stack';
 import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
 import { isKeyedWrite } from '../../shared/iam/actions';
@@ -55,7 +61,8 @@ function synthesize() {
    * when RATE#*`, `key webhook-secrets Decrypt when purpose=…`.
    */
   const grantedTo = (id: string): string[] => {
-    const role = logicalId(stack.functions.get(id)?.executionRole as IConstruct);
+    const fn = stack.functions.get(id) ?? stack.registerImport.functions.get(id);
+    const role = logicalId(fn?.executionRole as IConstruct);
     const statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: role }] } })).flatMap(
       (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
     );
@@ -116,7 +123,7 @@ describe("each function's role", () => {
     synth = synthesize();
   });
 
-  it.each(catalogue.map((spec) => [spec.id, spec] as const))(
+  it.each([...catalogue, ...registerImportFunctions].map((spec) => [spec.id, spec] as const))(
     '%s: allows on tables, indexes, queues and KMS keys exactly what its catalogue entry grants',
     (_id, spec) => {
       expect(synth.grantedTo(spec.id)).toEqual(declaredFor(spec));
@@ -124,7 +131,7 @@ describe("each function's role", () => {
   );
 
   it('never grants what the code does not send: GetQueueUrl, GetQueueAttributes to a sender, Query on an index to a table reader', () => {
-    for (const spec of catalogue) {
+    for (const spec of [...catalogue, ...registerImportFunctions]) {
       const granted = synth.grantedTo(spec.id);
       expect(granted.filter((line) => line.endsWith(' GetQueueUrl'))).toEqual([]);
       if (!spec.eventSources?.some((source) => source.kind === 'queue')) {

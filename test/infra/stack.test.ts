@@ -6,7 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functions as catalogue, type FunctionSpec } from '../../infra/catalogue';
+import { functions as catalogue, type FunctionSpec, registerImportFunctions } from '../../infra/catalogue';
 import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
@@ -524,10 +524,11 @@ describe('BureauStack', () => {
     const named = (metric: string) => alarms.filter((alarm) => alarm.Properties.MetricName === metric);
     const topic = { Ref: synth.logicalId(synth.stack.alarms.topic) };
 
-    // Every function: errors at once, throttles and a p99 near its timeout when sustained.
-    expect(named('Errors')).toHaveLength(catalogue.length);
-    expect(named('Throttles')).toHaveLength(catalogue.length);
-    expect(named('Duration').map((alarm) => alarm.Properties.ExtendedStatistic)).toEqual(catalogue.map(() => 'p99'));
+    // Every function, the register import's too: errors at once, throttles and a p99 near its timeout when sustained.
+    const everyFunction = [...catalogue, ...registerImportFunctions];
+    expect(named('Errors')).toHaveLength(everyFunction.length);
+    expect(named('Throttles')).toHaveLength(everyFunction.length);
+    expect(named('Duration').map((alarm) => alarm.Properties.ExtendedStatistic)).toEqual(everyFunction.map(() => 'p99'));
     // The API: any 5xx, and p99 latency over 2 s for 15 minutes.
     expect(named('5xx')[0]?.Properties.Threshold).toBe(1);
     expect(named('Latency')[0]?.Properties).toMatchObject({ Threshold: 2000, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
@@ -682,7 +683,10 @@ describe('BureauStack', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 },
     });
     const retentions = Object.values(staged.template.findResources('AWS::Logs::LogGroup')).map((group) => group.Properties.RetentionInDays);
-    expect(retentions.filter((days) => days === 14)).toHaveLength(staged.stack.functions.size);
+    // Every function's log group, and the register import state machine's.
+    expect(retentions.filter((days) => days === 14)).toHaveLength(
+      staged.stack.functions.size + staged.stack.registerImport.functions.size + 1,
+    );
     expect(retentions).toContain(365);
     staged.template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
       RotationRules: { ScheduleExpression: 'rate(7 days)' },
