@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { sweepGoneCompanies } from '../../infra/operations/companies/gone-companies';
 import { importProfiles, openImportFile } from '../../infra/operations/companies/import';
+import type { CompanyProfile } from '../../shared/companies/profile';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { useTestRuntime } from '../support/runtime';
 import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -86,16 +87,10 @@ describe('a register snapshot after another', () => {
     const received = receiver.deliveries.filter((delivery) => delivery.path === '/register').map(eventOf);
     expect(received.sort()).toEqual([...expected].sort());
 
-    const acme = (await (await call('/v1/profile/09446231?jurisdiction=GB')).json()) as Record<
-      string,
-      { provenance?: { asOf: string } }
-    > & {
-      dataSource: string;
-      filingBehaviour: { accountsOverdue: boolean };
-    };
+    const acme = (await (await call('/v1/profile/09446231?jurisdiction=GB')).json()) as CompanyProfile;
     expect(acme.dataSource).toBe('register');
     expect(acme.filingBehaviour.accountsOverdue).toBe(true);
     expect(acme.filingBehaviour.provenance?.asOf).toBe('2024-06-01');
-    expect(acme.overview?.provenance?.asOf).toBe('2024-05-01');
+    expect(acme.overview.provenance?.asOf).toBe('2024-05-01');
   }, 120_000);
 });

@@ -125,7 +125,11 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     return this.index.variantWords(jurisdiction, variants);
   }
 
-  private bookkeepingOf(content: ProfileContent, registerSnapshot: string | undefined, contentHash = contentHashOf(content)): ProfileBookkeeping {
+  private bookkeepingOf(
+    content: ProfileContent,
+    registerSnapshot: string | undefined,
+    contentHash = contentHashOf(content),
+  ): ProfileBookkeeping {
     return {
       indexed: indexedNamesOf(content),
       contentHash,
@@ -166,17 +170,19 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
    * stream event the detector acts on, no webhook. An older snapshot never overwrites a newer one.
    */
   private async recordSnapshot(current: StoredProfile, registerSnapshot: string): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keyOf(current),
-        UpdateExpression: 'SET registerSnapshot = :snapshot',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(registerSnapshot) OR registerSnapshot < :snapshot)',
-        ExpressionAttributeValues: { ':snapshot': registerSnapshot },
-      }),
-    ).catch((error: unknown) => {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    });
+    await this.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(current),
+          UpdateExpression: 'SET registerSnapshot = :snapshot',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(registerSnapshot) OR registerSnapshot < :snapshot)',
+          ExpressionAttributeValues: { ':snapshot': registerSnapshot },
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      });
   }
 }
 
