@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeySetVault } from '../../shared/auth/signing-keys';
 import type { SecretSealer } from '../../shared/crypto/secret-sealer';
 import type { MetricSender } from './redrive-metric';
+import type { RegisterImportTarget } from './register-import-run';
 
 /** Where the CLI writes: the terminal, or a buffer in tests. Each call is one line. */
 export interface CliIo {
@@ -45,6 +46,8 @@ export interface Target {
   readonly loopbackReceivers: boolean;
   /** Where the workspace is served, for the links the CLI prints; absent when the target does not say. */
   readonly workspaceOrigin?: string;
+  /** A deployed stack's register import (bucket and state machine); absent locally and on stacks deployed before it. */
+  readonly registerImport?: RegisterImportTarget;
   /** Says what the target is, for messages. */
   readonly description: string;
   close(): Promise<void>;

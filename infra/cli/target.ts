@@ -2,7 +2,9 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerKeySetVault } from '../../shared/auth/secrets-manager-key-sets';
 import { KmsDataKeys } from '../../shared/crypto/kms-data-keys';
@@ -172,7 +174,14 @@ export async function resolveStackTarget(stackName: string, region: string | und
   const cloudWatch = new CloudWatchClient(region ? { region } : {});
   const keyArn = outputs[outputIds.webhookSecretsKeyArn];
   const kms = new KMSClient(region ? { region } : {});
+  const uploadsBucket = outputs[outputIds.registerUploadsBucket];
+  const stateMachineArn = outputs[outputIds.registerImportStateMachineArn];
+  const registerImport =
+    uploadsBucket && stateMachineArn
+      ? { s3: new S3Client(region ? { region } : {}), sfn: new SFNClient(region ? { region } : {}), bucket: uploadsBucket, stateMachineArn }
+      : undefined;
   return {
+    ...(registerImport ? { registerImport } : {}),
     sealer: keyArn ? new EnvelopeSealer(new KmsDataKeys(kms, keyArn)) : missingKey(stackName),
     doc: createDocumentClient(client),
     tables,
@@ -190,6 +199,8 @@ export async function resolveStackTarget(stackName: string, region: string | und
       sqs?.destroy();
       cloudWatch.destroy();
       kms.destroy();
+      registerImport?.s3.destroy();
+      registerImport?.sfn.destroy();
     },
   };
 }

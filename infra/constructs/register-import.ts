@@ -217,7 +217,11 @@ export class RegisterImport extends Construct {
               cause: 'Chunks failed after their retries: summary.json beside the upload names them',
             }),
           )
-          .when(Condition.booleanEquals('$.split.wholeSnapshot', true), sweep.next(summarize('SummarizeWithSweep')).next(done))
+          // A rejected row's company would look gone when it is only unread: no sweep then, as locally.
+          .when(
+            Condition.and(Condition.booleanEquals('$.split.wholeSnapshot', true), Condition.numberEquals('$.summary.rejected', 0)),
+            sweep.next(summarize('SummarizeWithSweep')).next(done),
+          )
           .otherwise(done),
       );
 

@@ -96,7 +96,13 @@ describe('the register import', () => {
     );
     expect(states.AllBatchesImported.Choices).toEqual([
       { Variable: '$.summary.failedBatches', NumericGreaterThan: 0, Next: 'BatchesFailed' },
-      { Variable: '$.split.wholeSnapshot', BooleanEquals: true, Next: 'SweepGoneCompanies' },
+      {
+        And: [
+          { Variable: '$.split.wholeSnapshot', BooleanEquals: true },
+          { Variable: '$.summary.rejected', NumericEquals: 0 },
+        ],
+        Next: 'SweepGoneCompanies',
+      },
     ]);
     expect(states.SweepGoneCompanies).toMatchObject({ Type: 'Map', ItemsPath: '$.split.sweepSegments', MaxConcurrency: 8 });
     expect(states.BatchesFailed.Type).toBe('Fail');

@@ -17,11 +17,12 @@ import {
   UnsupportedImportFileError,
 } from '../../operations/companies/import';
 import { isWholeSnapshot } from '../../operations/companies/snapshot-coverage';
-import { isIsoDate } from '../../operations/companies/snapshot-date';
+import { isIsoDate, snapshotDateOf } from '../../operations/companies/snapshot-date';
 import { zipEntries } from '../../operations/companies/zip-entries';
 import { applyDemoChange, CHANGE_KINDS, type ChangeKind, CompanyNotFoundError } from '../../operations/demo/company-changes';
 import type { CliContext, CliIo } from '../context';
-import { changeLines, printRejects, unknownValueLines } from '../import-report';
+import { changeLines, printRejects, REJECTS_SHOWN, unknownValueLines } from '../import-report';
+import { printRegisterImportSummary, runRegisterImport } from '../register-import-run';
 
 /** Plain progress lines (no terminal) come at most this often. */
 const PROGRESS_LINE_INTERVAL_MS = 2000;
@@ -223,6 +224,28 @@ Examples:
         },
         command: Command,
       ) => {
+        const deployed = /\.(zip|csv)$/i.test(file) ? (await context.target()).registerImport : undefined;
+        if (deployed) {
+          // A deployed stack loads register files in its own state machine, next to the table, a Distributed Map at a time.
+          const asOf = options.asOf ?? snapshotDateOf(basename(file));
+          if (!asOf) {
+            return command.error('error: name the snapshot date with --as-of YYYY-MM-DD: the file name carries none', {
+              exitCode: 1,
+              code: 'bureau.companies.as-of',
+            });
+          }
+          const run = await runRegisterImport(context.io, deployed, file, { asOf, progress: options.progress && !options.json });
+          if (options.json) context.io.out(JSON.stringify({ file, status: run.status, ...run.summary }, null, 2));
+          else printRegisterImportSummary(context.io, file, run, REJECTS_SHOWN);
+          if (run.status !== 'SUCCEEDED') {
+            const failed = run.summary?.failedBatches.map((batch) => batch.key).join(', ');
+            command.error(`error: the import ended ${run.status}${failed ? `; failed batches: ${failed}` : ''}`, {
+              exitCode: 1,
+              code: 'bureau.companies.import-failed',
+            });
+          }
+          return;
+        }
         let source: ImportSource;
         try {
           source = await openImportFile(file, { seed: options.seed, ...(options.asOf ? { asOf: options.asOf } : {}) });

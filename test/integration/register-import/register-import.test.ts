@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
@@ -95,7 +96,7 @@ describe('register import functions, against DynamoDB Local and fauxqs', () => {
       { firstLine: 6, entry: 'BasicCompanyData-2024-02-01-part1_7.csv' },
       { firstLine: 8, entry: 'BasicCompanyData-2024-02-01-part1_7.csv' },
     ]);
-    const second = await (await bucket.objects.stream(manifest[1]?.key as string)).toArray();
+    const second: Buffer[] = await (await bucket.objects.stream(manifest[1]?.key as string)).toArray();
     const lines = Buffer.concat(second).toString('utf8').split('\n');
     expect(lines[0]).toMatch(/^CompanyName, CompanyNumber,/);
     expect(lines[1]).toContain('"10000003"');
@@ -108,7 +109,11 @@ describe('register import functions, against DynamoDB Local and fauxqs', () => {
     zip.addBuffer(Buffer.from('read me'), 'README.txt');
     zip.addBuffer(Buffer.from(bulkFile([bulkRow(company(14))])), 'part2.csv');
     zip.end();
-    const key = await upload('split-zip', 'BasicCompanyDataAsOneFile-2024-02-01.zip', Buffer.concat(await zip.outputStream.toArray()));
+    const key = await upload(
+      'split-zip',
+      'BasicCompanyDataAsOneFile-2024-02-01.zip',
+      Buffer.concat(await Readable.from(zip.outputStream).toArray()),
+    );
 
     const outcome = await splitUpload(bucket.objects, key, { chunkRecords: 2 });
 
