@@ -15,6 +15,4 @@ interface SweepEvent {
 const doc = sharedDocumentClient();
 const table = tableName(companiesTable);
 
-export const handler = observed<SweepEvent, SweepResult>((event) =>
-  sweepGoneCompanies({ doc, tableName: table, ...event }),
-);
+export const handler = observed<SweepEvent, SweepResult>((event) => sweepGoneCompanies({ doc, tableName: table, ...event }));
