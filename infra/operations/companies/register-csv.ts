@@ -1,20 +1,15 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { CsvError, parse } from 'csv-parse/sync';
 import { foldName } from '../../../shared/companies/names';
 import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../shared/companies/numbers';
 import type { TradingStatus } from '../../../shared/companies/profile';
+import { fieldsOf, logicalRecords } from './csv-lines';
 import type { RegisterFacts } from './register-facts';
 
 /**
  * Streaming reader of the Companies House register export (the columns of
  * data/gb-companies-2024-01.csv). Each line becomes a profile of register facts plus derived demo
  * blocks, or an error naming the line: one bad row never stops the file.
- *
- * Records are split on physical lines, joining lines only while a quoted field is open. The export
- * has rows where the line break after one record is missing and the next record runs on; a parser
- * that reads the whole stream as one CSV document loses its footing there and misreads the rows
- * that follow, while line by line each such row is reported and the next line reads cleanly.
+ * Records are read line by line (csv-lines.ts): the export has rows that run on into the next.
  */
 
 export const REGISTER_COLUMNS = [
@@ -40,8 +35,6 @@ export interface RegisterCsvRecord {
   readonly error?: string;
 }
 
-/** A quoted field may span lines; one spanning more than this is taken as unterminated. */
-const MAX_LINES_PER_RECORD = 10;
 const MAX_NAME_LENGTH = 160;
 /** SIC 99999: "Dormant Company". */
 const DORMANT_SIC = '99999';
@@ -209,61 +202,10 @@ function registerFacts(row: RegisterRow): RegisterFacts {
 // ---------------------------------------------------------------------------------------------
 // Lines → records
 
-const CSV_ERROR_EXPLANATIONS: Readonly<Record<string, string>> = {
-  CSV_INVALID_CLOSING_QUOTE: 'a quoted field is followed by more text instead of a comma or the end of the line',
-  CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
-};
-
 function parseFields(text: string): string[] {
-  try {
-    const records = parse(text, { relax_quotes: true }) as string[][];
-    return records[0] ?? [];
-  } catch (error) {
-    if (error instanceof CsvError) throw new RowError(`malformed CSV: ${CSV_ERROR_EXPLANATIONS[error.code] ?? error.code}`);
-    throw error;
-  }
-}
-
-const quoteCount = (text: string) => text.split('"').length - 1;
-
-export interface LogicalRecord {
-  readonly line: number;
-  readonly text?: string;
-  readonly error?: string;
-}
-
-/** Joins physical lines while a quoted field is open; gives up on a record after MAX_LINES_PER_RECORD. */
-export async function* logicalRecords(stream: Readable): AsyncGenerator<LogicalRecord> {
-  const pending: { line: number; text: string }[] = [];
-  let lineNumber = 0;
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
-  const nextLine = async () => {
-    const next = await lines.next();
-    if (next.done) return undefined;
-    lineNumber += 1;
-    return { line: lineNumber, text: lineNumber === 1 ? next.value.replace(/^\uFEFF/, '') : next.value };
-  };
-
-  for (;;) {
-    const first = pending.shift() ?? (await nextLine());
-    if (!first) return;
-    if (first.text.trim() === '') continue;
-    const parts = [first];
-    let quotes = quoteCount(first.text);
-    while (quotes % 2 === 1 && parts.length < MAX_LINES_PER_RECORD) {
-      const continuation = pending.shift() ?? (await nextLine());
-      if (!continuation) break;
-      parts.push(continuation);
-      quotes += quoteCount(continuation.text);
-    }
-    if (quotes % 2 === 1) {
-      yield { line: first.line, error: 'malformed CSV: a quoted field is never closed' };
-      // The lines after the broken one are read again on their own.
-      pending.unshift(...parts.slice(1));
-      continue;
-    }
-    yield { line: first.line, text: parts.map((part) => part.text).join('\n') };
-  }
+  const fields = fieldsOf(text, undefined, { relaxQuotes: true });
+  if ('error' in fields) throw new RowError(fields.error);
+  return fields;
 }
 
 /**

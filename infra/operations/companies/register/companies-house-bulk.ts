@@ -3,7 +3,7 @@ import type { PreviousName, TradingStatus } from '../../../../shared/companies/p
 import { companyTypeCode, tradingStatusCode } from '../register-csv';
 import { ukDate } from './dates';
 import { labelMap, remembered } from './labels';
-import { RowError, type SnapshotFacts } from './snapshot-facts';
+import { type PublishedRow, RowError, type SnapshotFacts } from './snapshot-facts';
 
 /**
  * Companies House's Free Company Data Product (BasicCompanyData): one row per live company, 55
@@ -124,19 +124,27 @@ const statusOfLabel = remembered(tradingStatusCode);
 
 const NONE_SUPPLIED = /^none supplied$/i;
 
-function count(row: Readonly<Record<string, string>>, column: string): number {
-  const text = (row[column] ?? '').trim();
+function count(row: PublishedRow, column: string): number {
+  const text = row.get(column) ?? '';
   if (text === '') return 0;
   if (!/^\d{1,6}$/.test(text)) throw new RowError(`${column} "${text}" is not a whole number`);
   return Number(text);
 }
 
-function sicCodes(row: Readonly<Record<string, string>>): string[] {
+const SIC_COLUMNS = ['SICCode.SicText_1', 'SICCode.SicText_2', 'SICCode.SicText_3', 'SICCode.SicText_4'];
+const PREVIOUS_NAME_COLUMNS = Array.from({ length: PREVIOUS_NAME_SLOTS }, (_, slot) => ({
+  name: `PreviousName_${slot + 1}.CompanyName`,
+  changedOn: `PreviousName_${slot + 1}.CONDATE`,
+}));
+
+/** Whitespace runs inside a value, collapsed to one space; most values have none, and the test is cheaper than the replace. */
+const collapsed = (text: string) => (/\s\s|[\t\n\r]/.test(text) ? text.replace(/\s+/g, ' ') : text);
+
+function sicCodes(row: PublishedRow): string[] {
   const codes: string[] = [];
-  for (let slot = 1; slot <= 4; slot++) {
-    const column = `SICCode.SicText_${slot}`;
-    const text = (row[column] ?? '').trim();
-    if (text === '' || NONE_SUPPLIED.test(text)) continue;
+  for (const column of SIC_COLUMNS) {
+    const text = row.get(column);
+    if (text === null || NONE_SUPPLIED.test(text)) continue;
     const code = /^(\d{5})\b/.exec(text)?.[1];
     if (!code) throw new RowError(`${column} "${text}" does not start with a 5-digit SIC code`);
     if (!codes.includes(code)) codes.push(code);
@@ -144,19 +152,23 @@ function sicCodes(row: Readonly<Record<string, string>>): string[] {
   return codes;
 }
 
-function previousNames(row: Readonly<Record<string, string>>): PreviousName[] {
+function previousNames(row: PublishedRow): PreviousName[] {
   const names: PreviousName[] = [];
-  for (let slot = 1; slot <= PREVIOUS_NAME_SLOTS; slot++) {
-    const name = (row[`PreviousName_${slot}.CompanyName`] ?? '').trim().replace(/\s+/g, ' ');
-    if (name === '') continue;
-    names.push({ name, changedOn: ukDate(`PreviousName_${slot}.CONDATE`, row[`PreviousName_${slot}.CONDATE`] ?? '') });
+  for (const columns of PREVIOUS_NAME_COLUMNS) {
+    const name = row.get(columns.name);
+    if (name === null) continue;
+    names.push({ name: collapsed(name), changedOn: ukDate(columns.changedOn, row.get(columns.changedOn)) });
   }
   return names;
 }
 
-function addressLine(row: Readonly<Record<string, string>>): string | null {
-  const parts = ADDRESS_COLUMNS.map((column) => (row[column] ?? '').trim().replace(/\s+/g, ' ')).filter((part) => part !== '');
-  const careOf = (row['RegAddress.CareOf'] ?? '').trim();
+function addressLine(row: PublishedRow): string | null {
+  const parts: string[] = [];
+  for (const column of ADDRESS_COLUMNS) {
+    const part = row.get(column);
+    if (part !== null) parts.push(collapsed(part));
+  }
+  const careOf = row.get('RegAddress.CareOf') ?? '';
   if (careOf !== '' && parts[0] === careOf) parts[0] = `C/O ${careOf}`;
   return parts.length === 0 ? null : parts.join(', ');
 }
@@ -165,20 +177,20 @@ const MAX_NAME_LENGTH = 160;
 const DORMANT_SIC = '99999';
 
 /** One bulk-file row, by trimmed column name, as the facts of a snapshot. */
-export function companiesHouseFacts(row: Readonly<Record<string, string>>): SnapshotFacts {
-  const name = (row.CompanyName ?? '').trim().replace(/\s+/g, ' ');
+export function companiesHouseFacts(row: PublishedRow): SnapshotFacts {
+  const name = collapsed(row.get('CompanyName') ?? '');
   if (name === '') throw new RowError('CompanyName is empty');
   if (name.length > MAX_NAME_LENGTH) throw new RowError(`CompanyName is longer than ${MAX_NAME_LENGTH} characters`);
   let companyNumber: string;
   try {
-    companyNumber = parseCompanyNumber((row.CompanyNumber ?? '').trim(), 'GB').companyNumber;
+    companyNumber = parseCompanyNumber(row.get('CompanyNumber') ?? '', 'GB').companyNumber;
   } catch (error) {
     if (error instanceof InvalidCompanyNumberError) throw new RowError(`CompanyNumber: ${error.message}`);
     throw error;
   }
   const unknownValues: { field: string; value: string }[] = [];
 
-  const categoryLabel = (row.CompanyCategory ?? '').trim();
+  const categoryLabel = row.get('CompanyCategory') ?? '';
   if (categoryLabel === '') throw new RowError('CompanyCategory is empty');
   let category = CATEGORIES(categoryLabel);
   if (!category) {
@@ -187,12 +199,12 @@ export function companiesHouseFacts(row: Readonly<Record<string, string>>): Snap
     if (type === 'other') unknownValues.push({ field: 'CompanyCategory', value: categoryLabel });
   }
 
-  const registerStatus = (row.CompanyStatus ?? '').trim();
+  const registerStatus = row.get('CompanyStatus') ?? '';
   if (registerStatus === '') throw new RowError('CompanyStatus is empty');
-  const incorporatedOn = ukDate('IncorporationDate', row.IncorporationDate ?? '');
-  const dissolvedOn = ukDate('DissolutionDate', row.DissolutionDate ?? '');
+  const incorporatedOn = ukDate('IncorporationDate', row.get('IncorporationDate'));
+  const dissolvedOn = ukDate('DissolutionDate', row.get('DissolutionDate'));
   const codes = sicCodes(row);
-  const accountCategory = (row['Accounts.AccountCategory'] ?? '').trim().toUpperCase() || null;
+  const accountCategory = (row.get('Accounts.AccountCategory') ?? '').toUpperCase() || null;
   if (accountCategory && !ACCOUNT_CATEGORIES.has(accountCategory))
     unknownValues.push({ field: 'Accounts.AccountCategory', value: accountCategory });
 
@@ -201,25 +213,19 @@ export function companiesHouseFacts(row: Readonly<Record<string, string>>): Snap
   if (status === 'active' && (accountCategory === 'DORMANT' || (codes.length === 1 && codes[0] === DORMANT_SIC))) status = 'dormant';
   const since = status === 'dissolved' ? dissolvedOn : status === 'active' || status === 'dormant' ? incorporatedOn : null;
 
-  const refDay = (row['Accounts.AccountRefDay'] ?? '').trim();
-  const refMonth = (row['Accounts.AccountRefMonth'] ?? '').trim();
+  const refDay = row.get('Accounts.AccountRefDay') ?? '';
+  const refMonth = row.get('Accounts.AccountRefMonth') ?? '';
   if ((refDay !== '' && !/^\d{1,2}$/.test(refDay)) || (refMonth !== '' && !/^\d{1,2}$/.test(refMonth))) {
     throw new RowError(`Accounts.AccountRefDay/AccountRefMonth "${refDay}/${refMonth}" is not a day and a month`);
   }
-  const confirmationDue = ukDate('ConfStmtNextDueDate', row.ConfStmtNextDueDate ?? '');
-  const confirmationMadeUp = ukDate('ConfStmtLastMadeUpDate', row.ConfStmtLastMadeUpDate ?? '');
+  const confirmationDue = ukDate('ConfStmtNextDueDate', row.get('ConfStmtNextDueDate'));
+  const confirmationMadeUp = ukDate('ConfStmtLastMadeUpDate', row.get('ConfStmtLastMadeUpDate'));
   const charges = {
     registered: count(row, 'Mortgages.NumMortCharges'),
     outstanding: count(row, 'Mortgages.NumMortOutstanding'),
     partSatisfied: count(row, 'Mortgages.NumMortPartSatisfied'),
     satisfied: count(row, 'Mortgages.NumMortSatisfied'),
   };
-
-  const published: Record<string, string | null> = {};
-  for (const [column, value] of Object.entries(row)) {
-    const text = value.trim();
-    published[column] = text === '' ? null : text;
-  }
 
   return {
     source: 'companies-house-basic-company-data',
@@ -235,8 +241,8 @@ export function companiesHouseFacts(row: Readonly<Record<string, string>>): Snap
     registeredOffice: addressLine(row),
     accounts: {
       category: accountCategory,
-      nextDueOn: ukDate('Accounts.NextDueDate', row['Accounts.NextDueDate'] ?? ''),
-      lastMadeUpTo: ukDate('Accounts.LastMadeUpDate', row['Accounts.LastMadeUpDate'] ?? ''),
+      nextDueOn: ukDate('Accounts.NextDueDate', row.get('Accounts.NextDueDate')),
+      lastMadeUpTo: ukDate('Accounts.LastMadeUpDate', row.get('Accounts.LastMadeUpDate')),
       referenceDate: refDay !== '' && refMonth !== '' ? `${Number(refDay)}/${Number(refMonth)}` : null,
     },
     // Returns.* is the annual return, replaced by the confirmation statement on 30 June 2016.
@@ -244,13 +250,13 @@ export function companiesHouseFacts(row: Readonly<Record<string, string>>): Snap
       confirmationDue || confirmationMadeUp
         ? { nextDueOn: confirmationDue, lastMadeUpTo: confirmationMadeUp }
         : {
-            nextDueOn: ukDate('Returns.NextDueDate', row['Returns.NextDueDate'] ?? ''),
-            lastMadeUpTo: ukDate('Returns.LastMadeUpDate', row['Returns.LastMadeUpDate'] ?? ''),
+            nextDueOn: ukDate('Returns.NextDueDate', row.get('Returns.NextDueDate')),
+            lastMadeUpTo: ukDate('Returns.LastMadeUpDate', row.get('Returns.LastMadeUpDate')),
           },
     charges,
     previousNames: previousNames(row),
     nameSince: null,
-    published,
+    published: row,
     unknownValues,
   };
 }

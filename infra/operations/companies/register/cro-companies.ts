@@ -3,7 +3,7 @@ import type { TradingStatus } from '../../../../shared/companies/profile';
 import { addDays } from '../../demo/calendar';
 import { isoDate } from './dates';
 import { labelMap } from './labels';
-import { RowError, type SnapshotFacts } from './snapshot-facts';
+import { type PublishedRow, RowError, type SnapshotFacts } from './snapshot-facts';
 
 /**
  * The Companies Registration Office's companies dataset (open data, CC BY 4.0): every company on
@@ -33,6 +33,8 @@ export const CRO_COLUMNS: readonly string[] = [
   'company_type_eff_date',
   'princ_object_code',
 ];
+
+const ADDRESS_COLUMNS = ['company_address_1', 'company_address_2', 'company_address_3', 'company_address_4', 'eircode'];
 
 /** Companies Act 2014 s. 343: the annual return, with the accounts annexed, is due within 56 days of its date. */
 export const ANNUAL_RETURN_FILING_DAYS = 56;
@@ -72,38 +74,35 @@ function naceCode(value: string): string[] {
 }
 
 /** One CRO row, by column name, as the facts of a snapshot. */
-export function croFacts(row: Readonly<Record<string, string>>): SnapshotFacts {
-  const name = (row.company_name ?? '').trim().replace(/\s+/g, ' ');
+export function croFacts(row: PublishedRow): SnapshotFacts {
+  const name = (row.get('company_name') ?? '').replace(/\s+/g, ' ');
   if (name === '') throw new RowError('company_name is empty');
   if (name.length > 160) throw new RowError('company_name is longer than 160 characters');
   let companyNumber: string;
   try {
-    companyNumber = parseCompanyNumber((row.company_num ?? '').trim(), 'IE').companyNumber;
+    companyNumber = parseCompanyNumber(row.get('company_num') ?? '', 'IE').companyNumber;
   } catch (error) {
     if (error instanceof InvalidCompanyNumberError) throw new RowError(`company_num: ${error.message}`);
     throw error;
   }
   const unknownValues: { field: string; value: string }[] = [];
-  const registerStatus = (row.company_status ?? '').trim();
+  const registerStatus = row.get('company_status') ?? '';
   if (registerStatus === '') throw new RowError('company_status is empty');
   const status = STATUSES(registerStatus) ?? 'other';
   if (status === 'other') unknownValues.push({ field: 'company_status', value: registerStatus });
-  const typeLabel = (row.company_type ?? '').trim();
+  const typeLabel = row.get('company_type') ?? '';
   const type = companyType(typeLabel);
   if (!type) unknownValues.push({ field: 'company_type', value: typeLabel });
 
-  const nard = isoDate('nard', row.nard ?? '');
+  const nard = isoDate('nard', row.get('nard'));
   const ended = status === 'dissolved' || status === 'removed' || status === 'closed' || status === 'converted';
   const statementDue = nard && !ended ? addDays(nard, ANNUAL_RETURN_FILING_DAYS) : null;
-  const address = ['company_address_1', 'company_address_2', 'company_address_3', 'company_address_4', 'eircode']
-    .map((column) => (row[column] ?? '').trim().replace(/\s+/g, ' '))
-    .filter((part) => part !== '');
-
-  const published: Record<string, string | null> = {};
-  for (const [column, value] of Object.entries(row)) {
-    const text = value.trim();
-    published[column] = text === '' ? null : text;
+  const address: string[] = [];
+  for (const column of ADDRESS_COLUMNS) {
+    const part = row.get(column);
+    if (part !== null) address.push(part.replace(/\s+/g, ' '));
   }
+
   return {
     source: 'cro-companies',
     jurisdiction: 'IE',
@@ -111,23 +110,23 @@ export function croFacts(row: Readonly<Record<string, string>>): SnapshotFacts {
     name,
     companyType: type ?? 'other',
     companySubtype: null,
-    status: { status, registerStatus, since: isoDate('company_status_date', row.company_status_date ?? '') },
-    incorporatedOn: isoDate('company_reg_date', row.company_reg_date ?? ''),
-    dissolvedOn: isoDate('comp_dissolved_date', row.comp_dissolved_date ?? ''),
-    sicCodes: naceCode(row.nace_v2_code ?? ''),
+    status: { status, registerStatus, since: isoDate('company_status_date', row.get('company_status_date')) },
+    incorporatedOn: isoDate('company_reg_date', row.get('company_reg_date')),
+    dissolvedOn: isoDate('comp_dissolved_date', row.get('comp_dissolved_date')),
+    sicCodes: naceCode(row.get('nace_v2_code') ?? ''),
     registeredOffice: address.length === 0 ? null : address.join(', '),
     // Irish accounts are annexed to the annual return: they fall due with it.
     accounts: {
       category: null,
       nextDueOn: statementDue,
-      lastMadeUpTo: isoDate('last_accounts_date', row.last_accounts_date ?? ''),
+      lastMadeUpTo: isoDate('last_accounts_date', row.get('last_accounts_date')),
       referenceDate: null,
     },
-    statement: { nextDueOn: statementDue, lastMadeUpTo: isoDate('last_ar_date', row.last_ar_date ?? '') },
+    statement: { nextDueOn: statementDue, lastMadeUpTo: isoDate('last_ar_date', row.get('last_ar_date')) },
     charges: null,
     previousNames: [],
-    nameSince: isoDate('company_name_eff_date', row.company_name_eff_date ?? ''),
-    published,
+    nameSince: isoDate('company_name_eff_date', row.get('company_name_eff_date')),
+    published: row,
     unknownValues,
   };
 }

@@ -3,7 +3,7 @@ import { companiesHouseFacts } from './companies-house-bulk';
 import { croFacts } from './cro-companies';
 import { readCsvRecords } from './csv-records';
 import { matchHeader } from './formats';
-import { RowError, type SnapshotFacts } from './snapshot-facts';
+import { FieldRow, Header, type PublishedRow, RowError, type SnapshotFacts } from './snapshot-facts';
 
 /** One data row of a register snapshot: its facts, or why its line cannot give them. */
 export interface SnapshotRecord {
@@ -27,37 +27,39 @@ export class UnreadableHeaderError extends Error {
  * that is neither format throws UnreadableHeaderError before any row is read.
  */
 export async function* readSnapshot(stream: Readable, lineOffset = 0): AsyncGenerator<SnapshotRecord> {
-  let columns: readonly string[] | undefined;
-  let factsOf: ((row: Record<string, string>) => SnapshotFacts) | undefined;
+  let header: Header | undefined;
+  let width = 0;
+  let factsOf: ((row: PublishedRow) => SnapshotFacts) | undefined;
   for await (const record of readCsvRecords(stream, lineOffset)) {
     if ('error' in record) {
-      if (!columns) throw new UnreadableHeaderError(`line ${record.line}: ${record.error}`);
+      if (!header) throw new UnreadableHeaderError(`line ${record.line}: ${record.error}`);
       yield record;
       continue;
     }
-    if (!columns) {
+    if (!header) {
       const match = matchHeader(record.fields);
       if ('error' in match) throw new UnreadableHeaderError(match.error);
       if (match.format === 'search-export') throw new UnreadableHeaderError('the search export is read line by line by its own reader');
-      columns = match.columns;
+      header = new Header(new Map(match.columns.map((column, index) => [column, index])));
+      width = match.columns.length;
       factsOf = match.format === 'companies-house-bulk' ? companiesHouseFacts : croFacts;
       continue;
     }
-    if (record.fields.length !== columns.length) {
+    const fields = record.fields;
+    if (fields.length !== width) {
       yield {
         line: record.line,
-        error: `expected ${columns.length} fields, found ${record.fields.length}${record.fields.length > columns.length ? ' (two records run together?)' : ''}`,
+        error: `expected ${width} fields, found ${fields.length}${fields.length > width ? ' (two records run together?)' : ''}`,
       };
       continue;
     }
-    const row: Record<string, string> = {};
-    for (let index = 0; index < columns.length; index++) row[columns[index] as string] = record.fields[index] as string;
+    for (let index = 0; index < width; index++) fields[index] = (fields[index] as string).trim();
     try {
-      yield { line: record.line, facts: (factsOf as (row: Record<string, string>) => SnapshotFacts)(row) };
+      yield { line: record.line, facts: (factsOf as (row: PublishedRow) => SnapshotFacts)(new FieldRow(header, fields)) };
     } catch (error) {
       if (!(error instanceof RowError)) throw error;
       yield { line: record.line, error: error.message };
     }
   }
-  if (!columns) throw new UnreadableHeaderError('the file is empty');
+  if (!header) throw new UnreadableHeaderError('the file is empty');
 }

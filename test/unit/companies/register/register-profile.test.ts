@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { goneProfile } from '../../../../infra/operations/companies/gone-companies';
@@ -216,9 +216,10 @@ describe('registerProfile', () => {
     expect(signalIds(yearOn)?.filter((id) => id.startsWith('charge'))).toEqual(['charge_registered-2024-06-01:expired']);
 
     const cwmni = stored(juneProfiles.get('12345678') as ProfileContent, 2);
-    const movedAgain = { ...(june.get('12345678') as SnapshotFacts) };
-    const published = { ...movedAgain.published, 'RegAddress.AddressLine1': '1 Heol y Brenin' };
-    const next = registerProfile({ ...movedAgain, published, registeredOffice: '1 Heol y Brenin, CAERFYRDDIN' }, '2024-07-01', cwmni);
+    const juneText = readFileSync(fixture('BasicCompanyData-2024-06-01-part1_1.csv'), 'utf8');
+    const julyRow = juneText.split('\r\n').find((line) => line.includes('"12345678"')) as string;
+    const july = await factsOf(Readable.from([`${BULK_HEADER}\r\n${julyRow.replace('Uned 2, Parc Menter', '1 Heol y Brenin')}\r\n`]));
+    const next = registerProfile(july.get('12345678') as SnapshotFacts, '2024-07-01', cwmni);
     expect(signalIds(next)).toEqual(['registered_office_changed-2024-06-01:superseded', 'registered_office_changed-2024-07-01:active']);
   });
 

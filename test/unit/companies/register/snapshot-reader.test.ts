@@ -70,7 +70,8 @@ describe('readSnapshot of the Companies House bulk file', () => {
       accounts: { category: 'MICRO ENTITY', nextDueOn: '2024-05-31', lastMadeUpTo: '2023-02-28', referenceDate: '28/2' },
       statement: { nextDueOn: '2025-03-06', lastMadeUpTo: '2024-02-20' },
     });
-    expect(acme?.published.CompanyNumber).toBe('09446231');
+    expect(acme?.published.get('CompanyNumber')).toBe('09446231');
+    expect(acme?.published.get('RegAddress.CareOf')).toBeNull();
     expect(byNumber.get('SC512345')?.registeredOffice).toBe('C/O MACLEOD ACCOUNTANTS, 4 Rose Street, EDINBURGH, SCOTLAND, EH2 2PR');
     expect(byNumber.get('00445790')).toMatchObject({ sicCodes: [], statement: { nextDueOn: '2016-10-29', lastMadeUpTo: '2015-10-01' } });
     expect(byNumber.get('15400001')).toMatchObject({ companyType: 'other', companySubtype: 'community-interest-company' });

@@ -108,21 +108,24 @@ function conditionsOf(facts: SnapshotFacts, filing: FilingBehaviour, asOf: strin
   return conditions;
 }
 
-const valuesOf = (facts: Readonly<Record<string, string | null>>, columns: readonly string[]) =>
-  columns.map((column) => (facts[column] ?? '').toUpperCase().replace(/\s+/g, ' ')).join('|');
+type Facts = (column: string) => string | null | undefined;
 
-const countOf = (facts: Readonly<Record<string, string | null>>, columns: readonly string[]) =>
-  columns.reduce((sum, column) => sum + (Number(facts[column] ?? 0) || 0), 0);
+/** Compared without case or spacing: a register retyping an address in capitals has not moved it. */
+const valuesOf = (facts: Facts, columns: readonly string[]) =>
+  columns.map((column) => (facts(column) ?? '').toUpperCase().replace(/\s+/g, ' ')).join('|');
+
+const countOf = (facts: Facts, columns: readonly string[]) => columns.reduce((sum, column) => sum + (Number(facts(column) ?? 0) || 0), 0);
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Changes between the facts the previous snapshot gave and this one's, as events. */
-function eventsOf(facts: SnapshotFacts, before: Readonly<Record<string, string | null>>): { kind: EventKind; summary: string }[] {
-  const now = facts.published;
+function eventsOf(facts: SnapshotFacts, stored: Readonly<Record<string, string | null>>): { kind: EventKind; summary: string }[] {
+  const now: Facts = (column) => facts.published.get(column);
+  const before: Facts = (column) => stored[column];
   const events: { kind: EventKind; summary: string }[] = [];
   for (const [kind, bySource] of Object.entries(EVENT_COLUMNS) as [EventKind, (typeof EVENT_COLUMNS)[EventKind]][]) {
     const columns = bySource[facts.source];
-    if (columns.length === 0 || !columns.some((column) => column in before)) continue;
+    if (columns.length === 0 || !columns.some((column) => column in stored)) continue;
     if (kind === 'charge_registered' || kind === 'charge_satisfied') {
       const added = countOf(now, columns) - countOf(before, columns);
       if (added > 0) {
@@ -141,7 +144,7 @@ function eventsOf(facts: SnapshotFacts, before: Readonly<Record<string, string |
       kind === 'registered_office_changed'
         ? `Registered office moved to ${facts.registeredOffice ?? 'an address the register leaves blank'}`
         : kind === 'name_changed'
-          ? `Name changed from "${before[columns[0] as string] ?? ''}" to "${facts.name}"`
+          ? `Name changed from "${before(columns[0] as string) ?? ''}" to "${facts.name}"`
           : kind === 'accounting_reference_date_changed'
             ? `Accounting reference date changed to ${facts.accounts.referenceDate ?? 'none'}`
             : `Activities changed to ${facts.sicCodes.join(', ') || 'none given'}`;

@@ -16,13 +16,9 @@ export function provenanceOf(
   columns: FactColumns,
   extra: Readonly<Record<string, string | null>> = {},
 ): Provenance {
-  const read: Record<string, string | null> = {};
-  for (const column of columns[facts.source]) {
-    const value = facts.published[column] ?? null;
-    if (value === null && column.startsWith('PreviousName_')) continue;
-    read[column] = value;
-  }
-  return { source: facts.source, asOf, rule, facts: { ...read, ...extra } };
+  const read = facts.published.pick(columns[facts.source]);
+  for (const name in extra) read[name] = extra[name] ?? null;
+  return { source: facts.source, asOf, rule, facts: read };
 }
 
 const ADDRESS_GB = [
