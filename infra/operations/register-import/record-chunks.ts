@@ -1,4 +1,4 @@
-import type { LogicalRecord } from '../companies/register-csv';
+import type { LogicalRecord } from '../companies/csv-lines';
 
 /** One piece of a register file: its header, then whole records, laid out on the original file's lines. */
 export interface RecordChunk {

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import type { Jurisdiction } from '../../../shared/companies/profile';
-import { type LogicalRecord, logicalRecords } from '../companies/register-csv';
+import { type LogicalRecord, logicalRecords } from '../companies/csv-lines';
 import { isZip, zipEntries } from '../companies/zip-entries';
 import { chunkKeyOf, manifestKeyOf, parseUploadKey, splitReportKeyOf } from './object-keys';
 import { type RejectedLine, recordChunks } from './record-chunks';
