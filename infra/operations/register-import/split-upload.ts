@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import type { Jurisdiction } from '../../../shared/companies/profile';
 import { type LogicalRecord, logicalRecords } from '../companies/csv-lines';
+import { isWholeSnapshot } from '../companies/snapshot-coverage';
 import { isZip, zipEntries } from '../companies/zip-entries';
 import { chunkKeyOf, manifestKeyOf, parseUploadKey, splitReportKeyOf } from './object-keys';
 import { type RejectedLine, recordChunks } from './record-chunks';
@@ -108,7 +109,7 @@ export async function splitUpload(
       };
       const header = await headerOf(records, reject);
       if (header === undefined) throw new UnreadableUploadError(`${source.name} is empty`);
-      const entryScope = uploadScopeOf(fileName, header);
+      const entryScope = uploadScopeOf(source.name === fileName ? [fileName] : [fileName, source.name], header);
       if (scope && scope.jurisdiction !== entryScope.jurisdiction) {
         throw new UnreadableUploadError(`${fileName} mixes register files of ${scope.jurisdiction} and ${entryScope.jurisdiction}`);
       }
@@ -129,6 +130,8 @@ export async function splitUpload(
     }
     await Promise.all(pending);
     if (!scope) throw new UnreadableUploadError(`${fileName} holds no CSV file`);
+    // Every part of the snapshot in one archive is the whole register too.
+    scope = { ...scope, wholeSnapshot: isWholeSnapshot(scope.format, [fileName, ...report.entries.map((entry) => entry.entry)]) };
 
     const manifestKey = manifestKeyOf(importId);
     await objects.putJson(manifestKey, manifest);
