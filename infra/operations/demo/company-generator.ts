@@ -1,5 +1,5 @@
 import type { Jurisdiction, ProfileContent, TradingStatus } from '../../../shared/companies/profile';
-import { addDays, daysBetween } from './calendar';
+import { addDays, daysBetween } from '../companies/calendar';
 import { demoProfile } from './demo-profile';
 import { type Random, seededRandom } from './random';
 import { DEMO_AS_OF, type RegisterFacts } from './register-facts';

@@ -6,10 +6,11 @@ import type {
   ProfileContent,
   RiskOfFailure,
 } from '../../../shared/companies/profile';
+import { EMPLOYEES_BY_SIZE, maturityAt } from '../companies/bands';
 import { creditCapacityOf } from './blocks/credit-capacity';
 import { conditionSignals, eventSignals } from './blocks/early-signals';
 import { filingBehaviourOf } from './blocks/filing-behaviour';
-import { complexityOf, EMPLOYEES_BY_SIZE, maturityAt, sizeBandOf } from './blocks/overview';
+import { complexityOf, sizeBandOf } from './blocks/overview';
 import { riskOf } from './blocks/risk-of-failure';
 import { seededRandom } from './random';
 import { DEMO_AS_OF, type RegisterFacts } from './register-facts';

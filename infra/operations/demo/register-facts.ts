@@ -1,5 +1,3 @@
-import type { TradingStatus } from '../../../shared/companies/profile';
-
 export type { RegisterFacts } from '../companies/register-facts';
 
 /**
@@ -8,14 +6,6 @@ export type { RegisterFacts } from '../companies/register-facts';
  */
 export const DEMO_AS_OF = '2025-06-30';
 
-/** What the register says about a company that every block derivation looks at. */
-export const ENDED_STATUSES = new Set<TradingStatus['status']>(['dissolved', 'closed', 'converted', 'removed', 'ceased']);
-export const INSOLVENT_STATUSES = new Set<TradingStatus['status']>([
-  'liquidation',
-  'administration',
-  'receivership',
-  'insolvency_proceedings',
-]);
 export const LARGE_ENTITY_TYPES = new Set([
   'plc',
   'uk-establishment',
@@ -24,5 +14,3 @@ export const LARGE_ENTITY_TYPES = new Set([
   'european-public-limited-liability-company-se',
 ]);
 export const PARTNERSHIP_TYPES = new Set(['llp', 'limited-partnership', 'scottish-partnership']);
-
-export const isStrikeOffProposed = (status: TradingStatus) => /strike[\s-]*off/i.test(status.registerStatus);

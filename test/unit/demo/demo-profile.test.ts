@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths } from '../../../infra/operations/demo/calendar';
+import { addDays, addMonths } from '../../../infra/operations/companies/calendar';
 import { generateBritishCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
 import { demoProfile, deriveDemoBlocks } from '../../../infra/operations/demo/demo-profile';
 import { seededRandom } from '../../../infra/operations/demo/random';

@@ -1,6 +1,6 @@
 import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../../shared/companies/numbers';
 import type { TradingStatus } from '../../../../shared/companies/profile';
-import { addDays } from '../../demo/calendar';
+import { addDays } from '../calendar';
 import { isoDate } from './dates';
 import { labelMap } from './labels';
 import { type PublishedRow, RowError, type SnapshotFacts } from './snapshot-facts';

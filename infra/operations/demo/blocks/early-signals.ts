@@ -1,7 +1,9 @@
 import type { EarlySignal, FilingBehaviour, Jurisdiction } from '../../../../shared/companies/profile';
-import { addDays, addMonths, daysBetween, instantOn, minDate } from '../calendar';
+import { addDays, addMonths, daysBetween, minDate } from '../../companies/calendar';
+import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed } from '../../companies/statuses';
+import { instantOn } from '../instants';
 import { type Random, seededRandom } from '../random';
-import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed, type RegisterFacts } from '../register-facts';
+import type { RegisterFacts } from '../register-facts';
 
 interface SignalKind {
   readonly kind: string;

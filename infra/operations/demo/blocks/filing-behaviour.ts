@@ -1,7 +1,8 @@
 import type { FilingBehaviour, Jurisdiction } from '../../../../shared/companies/profile';
-import { addDays, addMonths, minDate } from '../calendar';
+import { addDays, addMonths, minDate } from '../../companies/calendar';
+import { ENDED_STATUSES } from '../../companies/statuses';
 import type { Random } from '../random';
-import { ENDED_STATUSES, type RegisterFacts } from '../register-facts';
+import type { RegisterFacts } from '../register-facts';
 
 /** When accounts and the yearly statement fall due, simplified from each register's rules. */
 interface FilingCycle {

@@ -1,25 +1,8 @@
 import type { Overview, SizeBand } from '../../../../shared/companies/profile';
-import { daysBetween } from '../calendar';
 import type { Random } from '../random';
 import { LARGE_ENTITY_TYPES, PARTNERSHIP_TYPES, type RegisterFacts } from '../register-facts';
 
 /** Size, complexity and maturity: what the overview adds to the register facts. */
-
-export const EMPLOYEES_BY_SIZE: Readonly<Record<SizeBand, string>> = {
-  micro: '0-9',
-  small: '10-49',
-  medium: '50-249',
-  large: '250+',
-};
-
-export function maturityAt(incorporatedOn: string | null, asOf: string): Overview['maturity'] {
-  if (!incorporatedOn) return 'established';
-  const years = daysBetween(incorporatedOn, asOf) / 365.25;
-  if (years < 1) return 'new';
-  if (years < 3) return 'young';
-  if (years < 10) return 'established';
-  return 'mature';
-}
 
 export function sizeBandOf(facts: RegisterFacts, maturity: Overview['maturity'], random: Random): SizeBand {
   if (LARGE_ENTITY_TYPES.has(facts.companyType)) {

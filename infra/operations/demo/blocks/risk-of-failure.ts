@@ -1,6 +1,7 @@
 import type { FilingBehaviour, Overview, RiskOfFailure } from '../../../../shared/companies/profile';
+import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed } from '../../companies/statuses';
 import type { Random } from '../random';
-import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed, type RegisterFacts } from '../register-facts';
+import type { RegisterFacts } from '../register-facts';
 
 function riskLevelOf(score: number): RiskOfFailure['level'] {
   if (score >= 85) return 'Severe';

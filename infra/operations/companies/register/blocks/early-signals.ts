@@ -1,6 +1,6 @@
 import type { CompanyProfile, EarlySignal, EarlySignals, FilingBehaviour } from '../../../../../shared/companies/profile';
-import { daysBetween } from '../../../demo/calendar';
-import { INSOLVENT_STATUSES, isStrikeOffProposed } from '../../../demo/register-facts';
+import { daysBetween } from '../../calendar';
+import { INSOLVENT_STATUSES, isStrikeOffProposed } from '../../statuses';
 import { isReceiverOnCharge } from '../companies-house-bulk';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { BLOCK_COLUMNS, EVENT_COLUMNS, provenanceOf } from './provenance';

@@ -1,6 +1,6 @@
 import type { CompanyProfile, FilingBehaviour } from '../../../../../shared/companies/profile';
-import { daysBetween } from '../../../demo/calendar';
-import { ENDED_STATUSES } from '../../../demo/register-facts';
+import { daysBetween } from '../../calendar';
+import { ENDED_STATUSES } from '../../statuses';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { BLOCK_COLUMNS, provenanceOf } from './provenance';
 

@@ -1,5 +1,5 @@
 import type { Overview, SizeBand } from '../../../../../shared/companies/profile';
-import { EMPLOYEES_BY_SIZE, maturityAt } from '../../../demo/blocks/overview';
+import { EMPLOYEES_BY_SIZE, maturityAt } from '../../bands';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { BLOCK_COLUMNS, provenanceOf } from './provenance';
 

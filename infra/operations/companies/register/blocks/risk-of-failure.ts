@@ -1,6 +1,6 @@
 import type { FilingBehaviour, RiskOfFailure } from '../../../../../shared/companies/profile';
-import { daysBetween } from '../../../demo/calendar';
-import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed } from '../../../demo/register-facts';
+import { daysBetween } from '../../calendar';
+import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed } from '../../statuses';
 import { isReceiverOnCharge } from '../companies-house-bulk';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { daysOverdue } from './filing-behaviour';

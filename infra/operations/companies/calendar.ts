@@ -1,8 +1,6 @@
-import type { Random } from './random';
+/** Calendar arithmetic on ISO dates (UTC, no time zones involved): register deadlines and ages, and the demo's dates. */
 
-/** Calendar arithmetic on ISO dates (UTC, no time zones involved). */
-
-const twoDigits = (value: number) => (value < 10 ? `0${value}` : String(value));
+export const twoDigits = (value: number) => (value < 10 ? `0${value}` : String(value));
 
 // Dates are handled as day numbers (days since 1970-01-01) with the civil-calendar algorithms of
 // H. Hinnant: parsing and formatting through Date was most of the cost of generating a profile.
@@ -49,9 +47,3 @@ export function addMonths(isoDate: string, months: number): string {
 
 export const daysBetween = (from: string, to: string) => dayNumber(to) - dayNumber(from);
 export const minDate = (a: string, b: string) => (a < b ? a : b);
-
-/** A moment inside the given day, as an ISO 8601 UTC instant without milliseconds. */
-export function instantOn(isoDate: string, random: Random): string {
-  const seconds = random.int(7 * 3600, 19 * 3600);
-  return `${isoDate}T${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}Z`;
-}
