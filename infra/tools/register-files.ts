@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
+import { addDays, addMonths } from '../operations/companies/calendar';
+import { COMPANIES_HOUSE_BULK_COLUMNS, SPACED_COLUMNS } from '../operations/companies/register/companies-house-bulk';
 import { readRegisterCsv } from '../operations/companies/register-csv';
-import { addDays, addMonths } from '../operations/demo/calendar';
 import { seededRandom } from '../operations/demo/random';
 
 /**
@@ -11,44 +12,7 @@ import { seededRandom } from '../operations/demo/random';
  */
 
 /** The Companies House BasicCompanyData header, as published: unquoted, some names after a space. */
-export const BULK_HEADER = [
-  'CompanyName',
-  ' CompanyNumber',
-  'RegAddress.CareOf',
-  'RegAddress.POBox',
-  'RegAddress.AddressLine1',
-  ' RegAddress.AddressLine2',
-  'RegAddress.PostTown',
-  'RegAddress.County',
-  'RegAddress.Country',
-  'RegAddress.PostCode',
-  'CompanyCategory',
-  'CompanyStatus',
-  'CountryOfOrigin',
-  'DissolutionDate',
-  'IncorporationDate',
-  'Accounts.AccountRefDay',
-  'Accounts.AccountRefMonth',
-  'Accounts.NextDueDate',
-  'Accounts.LastMadeUpDate',
-  'Accounts.AccountCategory',
-  'Returns.NextDueDate',
-  'Returns.LastMadeUpDate',
-  'Mortgages.NumMortCharges',
-  'Mortgages.NumMortOutstanding',
-  'Mortgages.NumMortPartSatisfied',
-  'Mortgages.NumMortSatisfied',
-  'SICCode.SicText_1',
-  'SICCode.SicText_2',
-  'SICCode.SicText_3',
-  'SICCode.SicText_4',
-  'LimitedPartnerships.NumGenPartners',
-  'LimitedPartnerships.NumLimPartners',
-  'URI',
-  ...Array.from({ length: 10 }, (_, slot) => [`PreviousName_${slot + 1}.CONDATE`, ` PreviousName_${slot + 1}.CompanyName`]).flat(),
-  'ConfStmtNextDueDate',
-  ' ConfStmtLastMadeUpDate',
-].join(',');
+export const BULK_HEADER = COMPANIES_HOUSE_BULK_COLUMNS.map((column) => (SPACED_COLUMNS.has(column) ? ` ${column}` : column)).join(',');
 
 export interface BulkCompany {
   readonly name: string;

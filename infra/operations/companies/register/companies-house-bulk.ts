@@ -13,7 +13,7 @@ import { type PublishedRow, RowError, type SnapshotFacts } from './snapshot-fact
 
 const PREVIOUS_NAME_SLOTS = 10;
 
-const ADDRESS_COLUMNS = [
+export const ADDRESS_COLUMNS = [
   'RegAddress.CareOf',
   'RegAddress.POBox',
   'RegAddress.AddressLine1',
@@ -23,6 +23,20 @@ const ADDRESS_COLUMNS = [
   'RegAddress.Country',
   'RegAddress.PostCode',
 ] as const;
+
+export const SIC_COLUMNS = ['SICCode.SicText_1', 'SICCode.SicText_2', 'SICCode.SicText_3', 'SICCode.SicText_4'];
+export const PREVIOUS_NAME_COLUMNS = Array.from({ length: PREVIOUS_NAME_SLOTS }, (_, slot) => ({
+  name: `PreviousName_${slot + 1}.CompanyName`,
+  changedOn: `PreviousName_${slot + 1}.CONDATE`,
+}));
+
+/** The columns as published, trimmed; the published header puts a space before these. */
+export const SPACED_COLUMNS: ReadonlySet<string> = new Set([
+  'CompanyNumber',
+  'RegAddress.AddressLine2',
+  ...PREVIOUS_NAME_COLUMNS.map((columns) => columns.name),
+  'ConfStmtLastMadeUpDate',
+]);
 
 export const COMPANIES_HOUSE_BULK_COLUMNS: readonly string[] = [
   'CompanyName',
@@ -44,17 +58,11 @@ export const COMPANIES_HOUSE_BULK_COLUMNS: readonly string[] = [
   'Mortgages.NumMortOutstanding',
   'Mortgages.NumMortPartSatisfied',
   'Mortgages.NumMortSatisfied',
-  'SICCode.SicText_1',
-  'SICCode.SicText_2',
-  'SICCode.SicText_3',
-  'SICCode.SicText_4',
+  ...SIC_COLUMNS,
   'LimitedPartnerships.NumGenPartners',
   'LimitedPartnerships.NumLimPartners',
   'URI',
-  ...Array.from({ length: PREVIOUS_NAME_SLOTS }, (_, slot) => [
-    `PreviousName_${slot + 1}.CONDATE`,
-    `PreviousName_${slot + 1}.CompanyName`,
-  ]).flat(),
+  ...PREVIOUS_NAME_COLUMNS.flatMap((columns) => [columns.changedOn, columns.name]),
   'ConfStmtNextDueDate',
   'ConfStmtLastMadeUpDate',
 ];
@@ -130,12 +138,6 @@ function count(row: PublishedRow, column: string): number {
   if (!/^\d{1,6}$/.test(text)) throw new RowError(`${column} "${text}" is not a whole number`);
   return Number(text);
 }
-
-const SIC_COLUMNS = ['SICCode.SicText_1', 'SICCode.SicText_2', 'SICCode.SicText_3', 'SICCode.SicText_4'];
-const PREVIOUS_NAME_COLUMNS = Array.from({ length: PREVIOUS_NAME_SLOTS }, (_, slot) => ({
-  name: `PreviousName_${slot + 1}.CompanyName`,
-  changedOn: `PreviousName_${slot + 1}.CONDATE`,
-}));
 
 /** Whitespace runs inside a value, collapsed to one space; most values have none, and the test is cheaper than the replace. */
 const collapsed = (text: string) => (/\s\s|[\t\n\r]/.test(text) ? text.replace(/\s+/g, ' ') : text);

@@ -34,7 +34,7 @@ export const CRO_COLUMNS: readonly string[] = [
   'princ_object_code',
 ];
 
-const ADDRESS_COLUMNS = ['company_address_1', 'company_address_2', 'company_address_3', 'company_address_4', 'eircode'];
+export const ADDRESS_COLUMNS = ['company_address_1', 'company_address_2', 'company_address_3', 'company_address_4', 'eircode'];
 
 /** Companies Act 2014 s. 343: the annual return, with the accounts annexed, is due within 56 days of its date. */
 export const ANNUAL_RETURN_FILING_DAYS = 56;

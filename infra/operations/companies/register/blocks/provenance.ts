@@ -1,4 +1,6 @@
 import type { Provenance } from '../../../../../shared/companies/profile';
+import { ADDRESS_COLUMNS, PREVIOUS_NAME_COLUMNS, SIC_COLUMNS } from '../companies-house-bulk';
+import { ADDRESS_COLUMNS as CRO_ADDRESS_COLUMNS } from '../cro-companies';
 import type { SnapshotFacts } from '../snapshot-facts';
 
 /** The columns each block's rule reads, per register file, by their published names. */
@@ -21,22 +23,10 @@ export function provenanceOf(
   return { source: facts.source, asOf, rule, facts: read };
 }
 
-const ADDRESS_GB = [
-  'RegAddress.CareOf',
-  'RegAddress.POBox',
-  'RegAddress.AddressLine1',
-  'RegAddress.AddressLine2',
-  'RegAddress.PostTown',
-  'RegAddress.County',
-  'RegAddress.Country',
-  'RegAddress.PostCode',
-];
-const ADDRESS_IE = ['company_address_1', 'company_address_2', 'company_address_3', 'company_address_4', 'eircode'];
-const SIC_GB = ['SICCode.SicText_1', 'SICCode.SicText_2', 'SICCode.SicText_3', 'SICCode.SicText_4'];
-const PREVIOUS_NAMES_GB = Array.from({ length: 10 }, (_, slot) => [
-  `PreviousName_${slot + 1}.CONDATE`,
-  `PreviousName_${slot + 1}.CompanyName`,
-]).flat();
+const ADDRESS_GB = ADDRESS_COLUMNS;
+const ADDRESS_IE = CRO_ADDRESS_COLUMNS;
+const SIC_GB = SIC_COLUMNS;
+const PREVIOUS_NAMES_GB = PREVIOUS_NAME_COLUMNS.flatMap((columns) => [columns.changedOn, columns.name]);
 
 /** What each kind of event is seen in: a change of these between two snapshots. */
 export const EVENT_COLUMNS = {
