@@ -163,8 +163,9 @@ async function openZip(path: string, options: StreamOptions): Promise<ImportSour
   const name = basename(path);
   const entries: { name: string; size: number; format: ImportFormat; open: () => Promise<Readable> }[] = [];
   for await (const entry of zipEntries(path)) {
-    const { head, stream } = await peek(await entry.open());
-    stream.destroy();
+    const inflating = await entry.open();
+    const { head } = await peek(inflating);
+    inflating.destroy();
     entries.push({ name: entry.name, size: entry.size, format: formatOfHead(head, `${name}: ${entry.name}`), open: entry.open });
   }
   const first = entries[0];
