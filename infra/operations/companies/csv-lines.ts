@@ -1,5 +1,5 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { CsvError, parse } from 'csv-parse/sync';
 
 /**
@@ -27,42 +27,78 @@ function quoteCount(text: string): number {
   return count;
 }
 
-/** Joins physical lines while a quoted field is open; gives up on a record after MAX_LINES_PER_RECORD. */
-export async function* logicalRecords(stream: Readable): AsyncGenerator<LogicalRecord> {
-  const pending: { line: number; text: string }[] = [];
+/**
+ * The records of a stream, a chunk's worth at a time: lines are split and joined synchronously
+ * within each chunk the stream delivers, so a file of millions of lines does not pay a promise per
+ * line. Joins physical lines while a quoted field is open; gives up on a record after
+ * MAX_LINES_PER_RECORD lines, reports it at its first line and reads the lines after it again on
+ * their own. Blank lines between records are skipped; a UTF-8 byte order mark is dropped.
+ */
+export async function* logicalRecordBatches(stream: Readable): AsyncGenerator<LogicalRecord[]> {
+  const decoder = new StringDecoder('utf8');
+  let out: LogicalRecord[] = [];
   let lineNumber = 0;
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
-  const nextLine = async () => {
-    const next = await lines.next();
-    if (next.done) return undefined;
+  let open: { line: number; text: string }[] = [];
+  let openQuotes = 0;
+
+  const unterminated = () => {
+    const [first, ...again] = open;
+    open = [];
+    openQuotes = 0;
+    if (first) out.push({ line: first.line, error: 'malformed CSV: a quoted field is never closed' });
+    for (const part of again) take(part.line, part.text);
+  };
+  function take(line: number, text: string): void {
+    if (open.length === 0) {
+      if (text.trim() === '') return;
+      const quotes = quoteCount(text);
+      if (quotes % 2 === 0) {
+        out.push({ line, text, quotes });
+        return;
+      }
+      open = [{ line, text }];
+      openQuotes = quotes;
+      return;
+    }
+    open.push({ line, text });
+    openQuotes += quoteCount(text);
+    if (openQuotes % 2 === 0) {
+      out.push({ line: (open[0] as { line: number }).line, text: open.map((part) => part.text).join('\n'), quotes: openQuotes });
+      open = [];
+      openQuotes = 0;
+    } else if (open.length >= MAX_LINES_PER_RECORD) {
+      unterminated();
+    }
+  }
+  const physical = (text: string) => {
     lineNumber += 1;
-    return { line: lineNumber, text: lineNumber === 1 ? next.value.replace(/^\uFEFF/, '') : next.value };
+    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    take(lineNumber, lineNumber === 1 && line.startsWith('\uFEFF') ? line.slice(1) : line);
   };
 
-  for (;;) {
-    const first = pending.shift() ?? (await nextLine());
-    if (!first) return;
-    if (first.text.trim() === '') continue;
-    let quotes = quoteCount(first.text);
-    if (quotes % 2 === 0) {
-      yield { line: first.line, text: first.text, quotes };
-      continue;
+  let rest = '';
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      physical(text.slice(start, end));
+      start = end + 1;
     }
-    const parts = [first];
-    while (quotes % 2 === 1 && parts.length < MAX_LINES_PER_RECORD) {
-      const continuation = pending.shift() ?? (await nextLine());
-      if (!continuation) break;
-      parts.push(continuation);
-      quotes += quoteCount(continuation.text);
+    rest = text.slice(start);
+    if (out.length > 0) {
+      yield out;
+      out = [];
     }
-    if (quotes % 2 === 1) {
-      yield { line: first.line, error: 'malformed CSV: a quoted field is never closed' };
-      // The lines after the broken one are read again on their own.
-      pending.unshift(...parts.slice(1));
-      continue;
-    }
-    yield { line: first.line, text: parts.map((part) => part.text).join('\n'), quotes };
   }
+  rest += decoder.end();
+  if (rest !== '') physical(rest);
+  while (open.length > 0) unterminated();
+  if (out.length > 0) yield out;
+}
+
+/** The records of a stream one by one (see logicalRecordBatches). */
+export async function* logicalRecords(stream: Readable): AsyncGenerator<LogicalRecord> {
+  for await (const batch of logicalRecordBatches(stream)) yield* batch;
 }
 
 const CSV_ERROR_EXPLANATIONS: Readonly<Record<string, string>> = {

@@ -8,7 +8,7 @@ import type { ContentRecord, ImportRecord } from './import';
 import { readNdjsonProfiles } from './ndjson-profiles';
 import { type CsvFormat, matchHeader } from './register/formats';
 import { registerDraft } from './register/register-profile';
-import { readSnapshot } from './register/snapshot-reader';
+import { readSnapshotBatches } from './register/snapshot-reader';
 import { readRegisterCsv } from './register-csv';
 import { snapshotDateOf } from './snapshot-date';
 import { isZip, zipEntries } from './zip-entries';
@@ -101,16 +101,18 @@ function recordsOf(format: ImportFormat, stream: Readable, options: StreamOption
 }
 
 async function* registerRecords(stream: Readable, asOf: string): AsyncGenerator<ImportRecord> {
-  for await (const record of readSnapshot(stream)) {
-    if (!record.facts) {
-      yield { line: record.line, error: record.error ?? 'no facts on this line' };
-      continue;
+  for await (const batch of readSnapshotBatches(stream)) {
+    for (const record of batch) {
+      if (!record.facts) {
+        yield { line: record.line, error: record.error ?? 'no facts on this line' };
+        continue;
+      }
+      yield {
+        line: record.line,
+        profile: registerDraft(record.facts, asOf),
+        ...(record.facts.unknownValues.length > 0 ? { unknownValues: record.facts.unknownValues } : {}),
+      };
     }
-    yield {
-      line: record.line,
-      profile: registerDraft(record.facts, asOf),
-      ...(record.facts.unknownValues.length > 0 ? { unknownValues: record.facts.unknownValues } : {}),
-    };
   }
 }
 

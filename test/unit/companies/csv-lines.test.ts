@@ -40,3 +40,35 @@ describe('logicalRecords', () => {
     ]);
   });
 });
+
+describe('logicalRecordBatches', () => {
+  it('gives the same records however the stream is cut into chunks, multi-byte letters and CRLF included', async () => {
+    const text = '\uFEFFname,"a"\r\n"Ørsted ""A/S""","one\r\ntwo"\r\n\r\n"b","open\n"c","Zoë"\n"d","é"';
+    const whole: unknown[] = [];
+    for await (const record of logicalRecords(Readable.from([Buffer.from(text)]))) whole.push(record);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 20 }), async (cuts) => {
+        const bytes = Buffer.from(text);
+        const chunks: Buffer[] = [];
+        let at = 0;
+        for (const cut of cuts) {
+          if (at >= bytes.length) break;
+          chunks.push(bytes.subarray(at, at + cut));
+          at += cut;
+        }
+        chunks.push(bytes.subarray(at));
+        const records: unknown[] = [];
+        for await (const record of logicalRecords(Readable.from(chunks))) records.push(record);
+        expect(records).toEqual(whole);
+      }),
+      { seed: 25_112_026, numRuns: 300 },
+    );
+    expect(whole).toEqual([
+      { line: 1, text: 'name,"a"', quotes: 2 },
+      { line: 2, text: '"Ørsted ""A/S""","one\ntwo"', quotes: 8 },
+      { line: 5, error: 'malformed CSV: a quoted field is never closed' },
+      { line: 6, text: '"c","Zoë"', quotes: 4 },
+      { line: 7, text: '"d","é"', quotes: 4 },
+    ]);
+  });
+});
