@@ -92,5 +92,19 @@ describe('a register snapshot after another', () => {
     expect(acme.filingBehaviour.accountsOverdue).toBe(true);
     expect(acme.filingBehaviour.provenance?.asOf).toBe('2024-06-01');
     expect(acme.overview.provenance?.asOf).toBe('2024-05-01');
+
+    // People still search by the former name June's file lists, and by a Welsh name with a typo in its suffix.
+    const search = async (q: string) =>
+      (
+        (await (await call(`/v1/search?q=${encodeURIComponent(q)}&jurisdiction=GB`)).json()) as {
+          items: { companyNumber: string; name: string; matchedPreviousName?: string }[];
+        }
+      ).items;
+    expect((await search('bright ideas'))[0]).toMatchObject({
+      companyNumber: '11111111',
+      name: 'ZEPHYR HOLDINGS LTD',
+      matchedPreviousName: 'BRIGHT IDEAS LTD',
+    });
+    expect((await search('cwmni bach cyfyngdig'))[0]).toMatchObject({ companyNumber: '12345678' });
   }, 120_000);
 });
