@@ -14,10 +14,17 @@ export const MAX_CORRECTED_WORD_LENGTH = 24;
 
 const lengthOf = (word: string) => Array.from(word).length;
 
+/**
+ * A word with no letter in it: a number. Numbers are never spelling mistakes to correct, and many
+ * names are numbers (the register holds thousands of companies named after their own number): their
+ * one-deletion keys collide across numbers, so each such key would gather an ever larger set of them.
+ */
+const NO_LETTER = /^[^\p{L}]*$/u;
+
 /** Words the vocabulary keeps, and so the words a query word can be corrected to. */
 export const isCorrectable = (word: string) => {
   const length = lengthOf(word);
-  return length >= MIN_CORRECTED_WORD_LENGTH && length <= MAX_CORRECTED_WORD_LENGTH;
+  return length >= MIN_CORRECTED_WORD_LENGTH && length <= MAX_CORRECTED_WORD_LENGTH && !NO_LETTER.test(word);
 };
 
 /**

@@ -25,6 +25,12 @@ describe('one-edit spelling', () => {
     expect(isCorrectable('x'.repeat(25))).toBe(false);
   });
 
+  it('leaves numbers out of the vocabulary: they are not misspelt words', () => {
+    expect(isCorrectable('15380840')).toBe(false);
+    expect(isCorrectable('2024-25')).toBe(false);
+    expect(isCorrectable('route66')).toBe(true);
+  });
+
   it('makes one deletion variant per distinct result', () => {
     expect(deletionVariants('hello').sort()).toEqual(['ello', 'hell', 'helo', 'hllo']);
   });
