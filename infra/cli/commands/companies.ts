@@ -16,6 +16,7 @@ import {
   openImportFile,
   UnsupportedImportFileError,
 } from '../../operations/companies/import';
+import { isRegisterFormat } from '../../operations/companies/register/formats';
 import { isWholeSnapshot } from '../../operations/companies/snapshot-coverage';
 import { isIsoDate, snapshotDateOf } from '../../operations/companies/snapshot-date';
 import { zipEntries } from '../../operations/companies/zip-entries';
@@ -133,7 +134,7 @@ async function sweepAfter(
   options: { wholeSnapshot?: boolean },
   names: readonly string[],
 ): Promise<SweepResult | undefined> {
-  if (!source.asOf || (source.format !== 'companies-house-bulk' && source.format !== 'cro-companies')) return undefined;
+  if (!source.asOf || !isRegisterFormat(source.format)) return undefined;
   const jurisdiction = source.format === 'companies-house-bulk' ? 'GB' : 'IE';
   if (!options.wholeSnapshot && !isWholeSnapshot(source.format, names)) {
     context.io.out(

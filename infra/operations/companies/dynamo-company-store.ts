@@ -56,18 +56,17 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
    */
   async saveMany(inputs: readonly ProfileInput[], options: SaveManyOptions = {}): Promise<PromiseSettledResult<SaveOutcome>[]> {
     const current = await this.readMany(inputs);
-    const contents = inputs;
-    const results: PromiseSettledResult<SaveOutcome>[] = new Array(contents.length);
+    const results: PromiseSettledResult<SaveOutcome>[] = new Array(inputs.length);
     const fresh: number[] = [];
     const rest: number[] = [];
     const seen = new Set<string>();
-    for (const [index, content] of contents.entries()) {
+    for (const [index, content] of inputs.entries()) {
       const key = keyText(content);
       if (!current.has(key) && !seen.has(key)) fresh.push(index);
       else rest.push(index);
       seen.add(key);
     }
-    const freshInputs = fresh.map((index) => contents[index] as ProfileInput);
+    const freshInputs = fresh.map((index) => inputs[index] as ProfileInput);
     const freshContents = freshInputs.map((input) => (isDraft(input) ? input.derive(undefined) : input));
     const created = await createNewProfiles(
       {
@@ -93,7 +92,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     const settled = await Promise.allSettled(
       rest.map((index) =>
         limit(() => {
-          const content = contents[index] as ProfileInput;
+          const content = inputs[index] as ProfileInput;
           const key = keyText(content);
           const earlier = inFlight.get(key);
           const saved = earlier

@@ -1,16 +1,17 @@
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { demoProfile } from '../demo/demo-profile';
 import { DEMO_AS_OF } from '../demo/register-facts';
 import type { ContentRecord, ImportRecord } from './import';
 import { readNdjsonProfiles } from './ndjson-profiles';
-import { type CsvFormat, matchHeader } from './register/formats';
+import { type CsvFormat, isRegisterFormat, matchHeader } from './register/formats';
 import { registerDraft } from './register/register-profile';
 import { readSnapshotBatches } from './register/snapshot-reader';
 import { readRegisterCsv } from './register-csv';
 import { snapshotDateOf } from './snapshot-date';
+import { streamHead } from './stream-head';
 import { isZip, zipEntries } from './zip-entries';
 
 /** What a file or stream holds: profile documents, or one of the CSV layouts. */
@@ -64,25 +65,6 @@ function snapshotDateFor(format: ImportFormat, options: StreamOptions, name: str
   return asOf;
 }
 
-/** Reads the start of a stream and hands back a stream that still yields every byte. */
-async function peek(stream: Readable): Promise<{ head: string; stream: Readable }> {
-  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const taken: Buffer[] = [];
-  let size = 0;
-  while (size < HEAD_BYTES) {
-    const next = await iterator.next();
-    if (next.done) break;
-    taken.push(next.value);
-    size += next.value.length;
-    if (next.value.includes(0x0a)) break;
-  }
-  async function* replay() {
-    yield* taken;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-  }
-  return { head: Buffer.concat(taken).toString('utf8'), stream: Readable.from(replay(), { objectMode: false }) };
-}
-
 async function* withPlace(records: AsyncIterable<ImportRecord>, options: StreamOptions): AsyncGenerator<ImportRecord> {
   const offset = options.lineOffset ?? 0;
   if (offset === 0 && !options.file) {
@@ -122,9 +104,9 @@ async function* registerRecords(stream: Readable, asOf: string): AsyncGenerator<
  * UnsupportedImportFileError before yielding anything when the first line names no format.
  */
 export async function readImportStream(stream: Readable, options: StreamOptions = {}): Promise<AsyncIterable<ImportRecord>> {
-  const peeked = await peek(stream);
+  const { head, stream: whole } = await streamHead(stream, HEAD_BYTES);
   const name = options.file ?? 'the stream';
-  return recordsOf(formatOfHead(peeked.head, name), peeked.stream, options, name);
+  return recordsOf(formatOfHead(head.toString('utf8'), name), whole, options, name);
 }
 
 export interface ImportSource {
@@ -156,7 +138,7 @@ export async function openImportFile(path: string, options: StreamOptions = {}):
   // An empty NDJSON file is a valid file of no profiles.
   const blankNdjson = /\.(nd)?jsonl?$/i.test(name) && start.toString('utf8').trim() === '';
   const format = blankNdjson ? 'ndjson' : formatOfHead(start.toString('utf8'), name);
-  const asOf = format === 'companies-house-bulk' || format === 'cro-companies' ? snapshotDateFor(format, options, name) : undefined;
+  const asOf = isRegisterFormat(format) ? snapshotDateFor(format, options, name) : undefined;
   const stream = (await open(path, 'r')).createReadStream();
   return { format, ...(asOf ? { asOf } : {}), records: recordsOf(format, stream, { ...options, ...(asOf ? { asOf } : {}) }, name) };
 }
@@ -166,16 +148,20 @@ async function openZip(path: string, options: StreamOptions): Promise<ImportSour
   const entries: { name: string; size: number; format: ImportFormat; open: () => Promise<Readable> }[] = [];
   for await (const entry of zipEntries(path)) {
     const inflating = await entry.open();
-    const { head } = await peek(inflating);
+    const { head } = await streamHead(inflating, HEAD_BYTES);
     inflating.destroy();
-    entries.push({ name: entry.name, size: entry.size, format: formatOfHead(head, `${name}: ${entry.name}`), open: entry.open });
+    entries.push({
+      name: entry.name,
+      size: entry.size,
+      format: formatOfHead(head.toString('utf8'), `${name}: ${entry.name}`),
+      open: entry.open,
+    });
   }
   const first = entries[0];
   if (!first) throw new UnsupportedImportFileError(`Cannot import ${name}: the archive holds no files`);
   const mixed = entries.find((entry) => entry.format !== first.format);
   if (mixed) throw new UnsupportedImportFileError(`Cannot import ${name}: ${mixed.name} is not in the format of ${first.name}`);
-  const register = first.format === 'companies-house-bulk' || first.format === 'cro-companies';
-  const asOf = register
+  const asOf = isRegisterFormat(first.format)
     ? snapshotDateFor(first.format, { asOf: options.asOf ?? snapshotDateOf(name) ?? snapshotDateOf(first.name) }, name)
     : undefined;
   // The directory was read once to check every entry; each is streamed again in turn for the import.

@@ -2,12 +2,13 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import type { Jurisdiction } from '../../../shared/companies/profile';
 import { type LogicalRecord, logicalRecords } from '../companies/csv-lines';
 import { isWholeSnapshot } from '../companies/snapshot-coverage';
+import { streamHead } from '../companies/stream-head';
 import { isZip, zipEntries } from '../companies/zip-entries';
 import { chunkKeyOf, manifestKeyOf, parseUploadKey, splitReportKeyOf } from './object-keys';
 import { type RejectedLine, recordChunks } from './record-chunks';
@@ -16,6 +17,8 @@ import { SWEEP_SEGMENTS, UnreadableUploadError, type UploadScope, uploadScopeOf 
 
 /** Records per chunk: one batch invocation's work, well inside its 15 minutes (docs/deploy.md, "Loading the register"). */
 export const DEFAULT_CHUNK_RECORDS = 20_000;
+/** Enough of an upload's start to tell a zip from a CSV. */
+const ZIP_SIGNATURE_BYTES = 4;
 /** Chunk uploads in flight while the file is read on. */
 const PUTS_IN_FLIGHT = 4;
 /** Rejections the split keeps with their line, as the import keeps its own. */
@@ -55,18 +58,6 @@ interface CsvSource {
   open(): Promise<Readable>;
 }
 
-/** A stream's first bytes, and the whole stream again to read from the start. */
-async function peek(stream: Readable): Promise<{ first: Buffer; whole: Readable }> {
-  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const head = await iterator.next();
-  const first = head.done ? Buffer.alloc(0) : head.value;
-  async function* replay() {
-    yield first;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-  }
-  return { first, whole: Readable.from(replay()) };
-}
-
 /**
  * Cuts an upload into chunks of whole records for the Distributed Map. A zip (the Companies House
  * bulk file) is saved to `workDir` first, since its directory is at its end, and each CSV inside is
@@ -80,8 +71,8 @@ export async function splitUpload(
 ): Promise<SplitOutcome> {
   const { importId, fileName } = parseUploadKey(uploadKey);
   const chunkRecords = options.chunkRecords ?? DEFAULT_CHUNK_RECORDS;
-  const { first, whole } = await peek(await objects.stream(uploadKey));
-  const scratch = isZip(first) ? await mkdtemp(join(options.workDir ?? tmpdir(), 'register-upload-')) : undefined;
+  const { head, stream: whole } = await streamHead(await objects.stream(uploadKey), ZIP_SIGNATURE_BYTES);
+  const scratch = isZip(head) ? await mkdtemp(join(options.workDir ?? tmpdir(), 'register-upload-')) : undefined;
   try {
     let sources: AsyncIterable<CsvSource> | Iterable<CsvSource>;
     if (scratch) {

@@ -1,9 +1,16 @@
-import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../../shared/companies/numbers';
 import type { PreviousName, TradingStatus } from '../../../../shared/companies/profile';
 import { companyTypeCode, tradingStatusCode } from '../register-csv';
 import { ukDate } from './dates';
 import { labelMap, remembered } from './labels';
-import { type PublishedRow, RowError, type SnapshotFacts } from './snapshot-facts';
+import {
+  collapsed,
+  companyNameOf,
+  companyNumberOf,
+  type PublishedRow,
+  RowError,
+  requiredField,
+  type SnapshotFacts,
+} from './snapshot-facts';
 
 /**
  * Companies House's Free Company Data Product (BasicCompanyData): one row per live company, 55
@@ -139,9 +146,6 @@ function count(row: PublishedRow, column: string): number {
   return Number(text);
 }
 
-/** Whitespace runs inside a value, collapsed to one space; most values have none, and the test is cheaper than the replace. */
-const collapsed = (text: string) => (/\s\s|[\t\n\r]/.test(text) ? text.replace(/\s+/g, ' ') : text);
-
 function sicCodes(row: PublishedRow): string[] {
   const codes: string[] = [];
   for (const column of SIC_COLUMNS) {
@@ -175,25 +179,15 @@ function addressLine(row: PublishedRow): string | null {
   return parts.length === 0 ? null : parts.join(', ');
 }
 
-const MAX_NAME_LENGTH = 160;
 const DORMANT_SIC = '99999';
 
 /** One bulk-file row, by trimmed column name, as the facts of a snapshot. */
 export function companiesHouseFacts(row: PublishedRow): SnapshotFacts {
-  const name = collapsed(row.get('CompanyName') ?? '');
-  if (name === '') throw new RowError('CompanyName is empty');
-  if (name.length > MAX_NAME_LENGTH) throw new RowError(`CompanyName is longer than ${MAX_NAME_LENGTH} characters`);
-  let companyNumber: string;
-  try {
-    companyNumber = parseCompanyNumber(row.get('CompanyNumber') ?? '', 'GB').companyNumber;
-  } catch (error) {
-    if (error instanceof InvalidCompanyNumberError) throw new RowError(`CompanyNumber: ${error.message}`);
-    throw error;
-  }
+  const name = companyNameOf(row, 'CompanyName');
+  const companyNumber = companyNumberOf(row, 'CompanyNumber', 'GB');
   const unknownValues: { field: string; value: string }[] = [];
 
-  const categoryLabel = row.get('CompanyCategory') ?? '';
-  if (categoryLabel === '') throw new RowError('CompanyCategory is empty');
+  const categoryLabel = requiredField(row, 'CompanyCategory');
   let category = CATEGORIES(categoryLabel);
   if (!category) {
     const type = typeOfLabel(categoryLabel);
@@ -201,8 +195,7 @@ export function companiesHouseFacts(row: PublishedRow): SnapshotFacts {
     if (type === 'other') unknownValues.push({ field: 'CompanyCategory', value: categoryLabel });
   }
 
-  const registerStatus = row.get('CompanyStatus') ?? '';
-  if (registerStatus === '') throw new RowError('CompanyStatus is empty');
+  const registerStatus = requiredField(row, 'CompanyStatus');
   const incorporatedOn = ukDate('IncorporationDate', row.get('IncorporationDate'));
   const dissolvedOn = ukDate('DissolutionDate', row.get('DissolutionDate'));
   const codes = sicCodes(row);

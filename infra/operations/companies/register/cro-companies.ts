@@ -1,9 +1,8 @@
-import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../../shared/companies/numbers';
 import type { TradingStatus } from '../../../../shared/companies/profile';
 import { addDays } from '../calendar';
 import { isoDate } from './dates';
 import { labelMap } from './labels';
-import { type PublishedRow, RowError, type SnapshotFacts } from './snapshot-facts';
+import { companyNameOf, companyNumberOf, type PublishedRow, RowError, requiredField, type SnapshotFacts } from './snapshot-facts';
 
 /**
  * The Companies Registration Office's companies dataset (open data, CC BY 4.0): every company on
@@ -75,19 +74,10 @@ function naceCode(value: string): string[] {
 
 /** One CRO row, by column name, as the facts of a snapshot. */
 export function croFacts(row: PublishedRow): SnapshotFacts {
-  const name = (row.get('company_name') ?? '').replace(/\s+/g, ' ');
-  if (name === '') throw new RowError('company_name is empty');
-  if (name.length > 160) throw new RowError('company_name is longer than 160 characters');
-  let companyNumber: string;
-  try {
-    companyNumber = parseCompanyNumber(row.get('company_num') ?? '', 'IE').companyNumber;
-  } catch (error) {
-    if (error instanceof InvalidCompanyNumberError) throw new RowError(`company_num: ${error.message}`);
-    throw error;
-  }
+  const name = companyNameOf(row, 'company_name');
+  const companyNumber = companyNumberOf(row, 'company_num', 'IE');
   const unknownValues: { field: string; value: string }[] = [];
-  const registerStatus = row.get('company_status') ?? '';
-  if (registerStatus === '') throw new RowError('company_status is empty');
+  const registerStatus = requiredField(row, 'company_status');
   const status = STATUSES(registerStatus) ?? 'other';
   if (status === 'other') unknownValues.push({ field: 'company_status', value: registerStatus });
   const typeLabel = row.get('company_type') ?? '';

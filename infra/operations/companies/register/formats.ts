@@ -5,6 +5,10 @@ import { CRO_COLUMNS } from './cro-companies';
 /** The CSV layouts an import reads, each told by its header. */
 export type CsvFormat = 'companies-house-bulk' | 'cro-companies' | 'search-export';
 
+/** The registers' own snapshot files, as against the search export and profile documents. */
+export const isRegisterFormat = (format: string): format is 'companies-house-bulk' | 'cro-companies' =>
+  format === 'companies-house-bulk' || format === 'cro-companies';
+
 const FORMATS: readonly { format: CsvFormat; label: string; columns: readonly string[] }[] = [
   { format: 'companies-house-bulk', label: 'the Companies House bulk file (BasicCompanyData)', columns: COMPANIES_HOUSE_BULK_COLUMNS },
   { format: 'cro-companies', label: 'the CRO companies file', columns: CRO_COLUMNS },

@@ -1,3 +1,4 @@
+import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../../shared/companies/numbers';
 import type { Jurisdiction, PreviousName, Provenance, TradingStatus } from '../../../../shared/companies/profile';
 
 /**
@@ -103,3 +104,32 @@ export class FieldRow implements PublishedRow {
 
 /** A row that cannot be read; the message says which field and why. */
 export class RowError extends Error {}
+
+const MAX_NAME_LENGTH = 160;
+
+/** Whitespace runs inside a value, collapsed to one space; most values have none, and the test is cheaper than the replace. */
+export const collapsed = (text: string) => (/\s\s|[\t\n\r]/.test(text) ? text.replace(/\s+/g, ' ') : text);
+
+/** A field every row must fill; the error names its column. */
+export function requiredField(row: PublishedRow, column: string): string {
+  const value = row.get(column);
+  if (value === null) throw new RowError(`${column} is empty`);
+  return value;
+}
+
+/** The company's name, whitespace runs collapsed, as long as a register allows. */
+export function companyNameOf(row: PublishedRow, column: string): string {
+  const name = collapsed(requiredField(row, column));
+  if (name.length > MAX_NAME_LENGTH) throw new RowError(`${column} is longer than ${MAX_NAME_LENGTH} characters`);
+  return name;
+}
+
+/** The company number in canonical form; the error names the column and what is wrong with it. */
+export function companyNumberOf(row: PublishedRow, column: string, jurisdiction: Jurisdiction): string {
+  try {
+    return parseCompanyNumber(row.get(column) ?? '', jurisdiction).companyNumber;
+  } catch (error) {
+    if (error instanceof InvalidCompanyNumberError) throw new RowError(`${column}: ${error.message}`);
+    throw error;
+  }
+}
