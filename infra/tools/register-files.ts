@@ -99,7 +99,8 @@ export function bulkRow(company: BulkCompany): string {
     .join(',');
 }
 
-export const bulkFile = (companies: readonly BulkCompany[]) => `${[BULK_HEADER, ...companies.map(bulkRow)].join('\r\n')}\r\n`;
+/** A whole bulk file of the given rows, lines ended as published (CRLF). */
+export const bulkFile = (rows: readonly string[]) => `${[BULK_HEADER, ...rows].join('\r\n')}\r\n`;
 
 /** The CRO companies header, as published. */
 export const CRO_HEADER =
@@ -152,8 +153,6 @@ export function croRow(company: CroCompany): string {
     .map(quoted)
     .join(',');
 }
-
-export const croFile = (companies: readonly CroCompany[]) => `${[CRO_HEADER, ...companies.map(croRow)].join('\n')}\n`;
 
 // ---------------------------------------------------------------------------------------------
 // The search-export sample in the bulk layout

@@ -11,7 +11,7 @@ import { type BatchResult, importChunk } from '../../../infra/operations/registe
 import { type ImportSummary, writeImportSummary } from '../../../infra/operations/register-import/import-summary';
 import { MAP_RESULTS_PREFIX, uploadKeyOf } from '../../../infra/operations/register-import/object-keys';
 import { type ManifestItem, type SplitReport, splitUpload } from '../../../infra/operations/register-import/split-upload';
-import { BULK_HEADER, bulkRow } from '../../../infra/tools/register-files';
+import { bulkFile, bulkRow } from '../../../infra/tools/register-files';
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
@@ -77,7 +77,6 @@ const company = (index: number) => ({
   status: 'Active',
   incorporatedOn: '2015-03-01',
 });
-const bulkFile = (rows: readonly string[]) => `${[BULK_HEADER, ...rows].join('\n')}\n`;
 
 describe('register import functions, against DynamoDB Local and fauxqs', () => {
   it('cuts a plain CSV into chunks of whole records, the header in each, lines as in the file', async () => {

@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readSnapshot, type SnapshotRecord, UnreadableHeaderError } from '../../../../infra/operations/companies/register/snapshot-reader';
-import { BULK_HEADER, bulkRow, CRO_HEADER, croRow } from '../../../../infra/tools/register-files';
+import { BULK_HEADER, bulkRow, CRO_HEADER, croRow, sampleAsBulkRows } from '../../../../infra/tools/register-files';
 
 const fixture = (name: string) => new URL(`../../../fixtures/register/${name}`, import.meta.url);
 
@@ -154,6 +155,20 @@ describe('readSnapshot of the Companies House bulk file', () => {
       ),
     );
     await expect(readAll(text(['name,number', '"A","1"']))).rejects.toThrow(/matches no format this import reads/);
+  });
+});
+
+describe('the real GB sample in the bulk layout', () => {
+  it('converts the search export where the columns overlap, and reads back every live company it holds', async () => {
+    const rows: string[] = [];
+    for await (const row of sampleAsBulkRows(fileURLToPath(new URL('../../../../data/gb-companies-2024-01.csv', import.meta.url))))
+      rows.push(row);
+
+    const records = await readAll(Readable.from([`${BULK_HEADER}\r\n${rows.join('\r\n')}\r\n`]));
+
+    expect(records).toHaveLength(rows.length);
+    expect(records.filter((record) => record.error)).toEqual([]);
+    expect(records[0]?.facts).toMatchObject({ companyNumber: '15380840', name: 'CPA GATES LTD', companyType: 'ltd', sicCodes: ['71129'] });
   });
 });
 
