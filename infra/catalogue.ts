@@ -171,7 +171,7 @@ const subscriptionsManaged: TableGrant = {
   table: webhooksTable,
   access: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
 };
-/** The delivery log as a client reads it: attempts by Query, one delivery by GetItem to retry it. */
+/** The delivery log as a client reads it: attempts and dead deliveries by Query, one delivery by GetItem to retry it. */
 const deliveryLogRead: TableGrant = { table: deliveriesTable, access: { actions: ['GetItem', 'Query'] } };
 /** A client's watches, by the index that lists them per client. */
 const watchesByClient: TableGrant = { table: watchesTable, access: { actions: [], queryIndexes: [WATCHES_BY_CLIENT_INDEX] } };
@@ -235,7 +235,7 @@ export const functions: readonly FunctionSpec[] = [
   {
     id: 'webhooks',
     entry: 'functions/webhooks/handler.ts',
-    description: "A client's webhook subscriptions: register, change, rotate the secret, test, and read and retry deliveries",
+    description: "A client's webhook subscriptions: register, change, rotate the secret, test, and read, retry and recover deliveries",
     routes: [
       { method: 'POST', path: '/v1/webhooks', access: 'bearer' },
       { method: 'GET', path: '/v1/webhooks', access: 'bearer' },
@@ -246,6 +246,7 @@ export const functions: readonly FunctionSpec[] = [
       { method: 'POST', path: '/v1/webhooks/{id}/test', access: 'bearer' },
       { method: 'GET', path: '/v1/webhooks/{id}/deliveries', access: 'bearer' },
       { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry', access: 'bearer' },
+      { method: 'POST', path: '/v1/webhooks/{id}/recover', access: 'bearer' },
     ],
     tables: [...bearerProtected, subscriptionsManaged, deliveryLogRead],
     queues: [{ queue: deliveriesQueue, access: 'send' }],

@@ -1,5 +1,4 @@
 import type { WebhookEnvelope } from '../webhooks/events';
-import { MAX_DELIVERY_ATTEMPTS } from '../webhooks/retry-schedule';
 
 /**
  * The one definition of every SQS queue, as shared/storage/tables.ts is for tables: the CDK stack and
@@ -52,19 +51,35 @@ export interface DeliveryMessage {
   readonly envelope: WebhookEnvelope;
   /** Sent again on request: delivered even if an earlier attempt succeeded. */
   readonly manual?: boolean;
+  /** Re-sent by a recovery: sent unless it has been delivered since. */
+  readonly recovered?: boolean;
+  /**
+   * The delivery's attempts before this message was queued (a manual retry or a recovery): its own
+   * attempts, counted from there, are its place in the retry schedule.
+   */
+  readonly scheduleFrom?: number;
 }
+
+/**
+ * A message handed out this often without being settled is one the sender cannot handle at all (it
+ * fails on it every time, or hours of throttling): it is parked for an operator. Far above the retry
+ * schedule's twelve receives, which the delivery log counts, not the queue.
+ */
+export const DELIVERY_RECEIVES_BEFORE_PARKING = 100;
 
 /**
  * One message per delivery (event × subscription). The sender retries through visibility on the
  * retry schedule; retention outlasts the whole schedule (about three days) with room to spare.
- * Visibility is six times the sender's timeout: it only matters when a sender dies mid-batch.
+ * Visibility is six times the sender's timeout: it only matters when a sender dies mid-batch. A
+ * delivery whose schedule is spent is kept in the delivery log for recovery, not in the dead-letter
+ * queue, which holds only what the sender could not handle.
  */
 export const deliveriesQueue: QueueDefinition = {
   id: 'deliveries',
   envVar: 'DELIVERIES_QUEUE_URL',
   visibilityTimeoutSeconds: 180,
   retentionSeconds: FOURTEEN_DAYS,
-  deadLetter: { maxReceiveCount: MAX_DELIVERY_ATTEMPTS, retentionSeconds: FOURTEEN_DAYS, envVar: 'DELIVERIES_DLQ_URL' },
+  deadLetter: { maxReceiveCount: DELIVERY_RECEIVES_BEFORE_PARKING, retentionSeconds: FOURTEEN_DAYS, envVar: 'DELIVERIES_DLQ_URL' },
 };
 
 export const allQueues: readonly QueueDefinition[] = [fanoutQueue, deliveriesQueue];

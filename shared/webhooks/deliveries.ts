@@ -1,12 +1,48 @@
 import { randomBytes } from 'node:crypto';
 import type { RateLimiter, RateLimitResult } from '../auth/rate-limit';
 import type { DeliveryMessage, TaskQueue } from '../queues/queues';
-import { type AttemptPage, type DeliveryLog, DeliveryNotFoundError } from './delivery-log';
+import {
+  type AttemptPage,
+  type DeadDeliveryPage,
+  type DeliveryLog,
+  DeliveryNotFoundError,
+  InvalidAttemptCursorError,
+  RECOVERY_DAYS,
+} from './delivery-log';
 import { deliveryIdOf, testEvent, type WebhookEnvelope } from './events';
 import type { Subscriptions } from './subscriptions';
 
+/** Dead deliveries re-sent by one recovery call: a call stays well inside the function's time. */
+export const RECOVERY_PAGE_SIZE = 1000;
+
+export interface RecoveryPage {
+  readonly since: string;
+  /** Deliveries queued by this call, each with its original webhook-id. */
+  readonly queued: number;
+  /** More remain: the same call with this cursor queues the next page. */
+  readonly nextCursor?: string;
+}
+
+export class SubscriptionDisabledError extends Error {
+  constructor(readonly id: string) {
+    super(`Webhook subscription ${id} is disabled: enable it (PATCH status ACTIVE) before recovering its deliveries`);
+    this.name = 'SubscriptionDisabledError';
+  }
+}
+
+export class InvalidRecoveryError extends Error {
+  constructor(
+    readonly field: 'since' | 'cursor',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'InvalidRecoveryError';
+  }
+}
+
 /** Test events and manual retries per client per minute, together: each makes Bureau POST to the client's URL. */
 export const MANUAL_SENDS_PER_MINUTE = 10;
+const DAY_MS = 24 * 3600 * 1000;
 export const manualSendsRateKey = (clientId: string) => `manual-sends#${clientId}`;
 
 export class TooManyManualSendsError extends Error {
@@ -55,8 +91,53 @@ export class Deliveries {
       this.countManualSend(clientId),
     );
     if (!delivery || delivery.clientId !== clientId) throw new DeliveryNotFoundError(deliveryId);
-    await this.deps.queue.send([{ deliveryId, clientId, subscriptionId, envelope: delivery.envelope, manual: true }]);
+    await this.deps.queue.send([
+      { deliveryId, clientId, subscriptionId, envelope: delivery.envelope, manual: true, scheduleFrom: delivery.attempts },
+    ]);
     return { deliveryId };
+  }
+
+  /**
+   * Re-sends, with their original webhook-ids, the subscription's deliveries that ended without
+   * success (schedule spent, endpoint gone, subscription disabled) and whose last attempt is at or
+   * after `since`, a page at a time in the order they died. Each is queued once per pass; one
+   * delivered since is skipped by the sender. Counted as one manual send per call.
+   */
+  async recover(clientId: string, subscriptionId: string, request: { since: Date; cursor?: string }): Promise<RecoveryPage> {
+    const subscription = await counted(this.deps.subscriptions.get(clientId, subscriptionId), this.countManualSend(clientId));
+    if (subscription.status !== 'ACTIVE') throw new SubscriptionDisabledError(subscriptionId);
+    const now = this.deps.clock();
+    const oldest = new Date(now.getTime() - RECOVERY_DAYS * DAY_MS);
+    if (request.since.getTime() < oldest.getTime()) {
+      throw new InvalidRecoveryError(
+        'since',
+        `since must be within the last ${RECOVERY_DAYS} days (from ${oldest.toISOString()}): dead deliveries are kept that long after their last attempt.`,
+      );
+    }
+    if (request.since.getTime() > now.getTime()) throw new InvalidRecoveryError('since', 'since must not be in the future.');
+    let page: DeadDeliveryPage;
+    try {
+      page = await this.deps.log.deadSince(subscriptionId, request.since, {
+        limit: RECOVERY_PAGE_SIZE,
+        ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
+      });
+    } catch (error) {
+      if (error instanceof InvalidAttemptCursorError)
+        throw new InvalidRecoveryError('cursor', 'The cursor is not one a recovery returned.');
+      throw error;
+    }
+    const messages: DeliveryMessage[] = page.items
+      .filter((dead) => dead.clientId === clientId)
+      .map((dead) => ({
+        deliveryId: dead.deliveryId,
+        clientId,
+        subscriptionId,
+        envelope: dead.envelope,
+        recovered: true,
+        scheduleFrom: dead.attempts,
+      }));
+    await this.deps.queue.send(messages);
+    return { since: request.since.toISOString(), queued: messages.length, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   private async countManualSend(clientId: string): Promise<void> {

@@ -32,6 +32,33 @@ export interface DeliveryRecord {
   readonly nextAttemptAt?: string;
 }
 
+/** A delivery's new state, the attempt that led to it, and the dead-delivery entry it settles, written together. */
+export interface LogEntry {
+  readonly delivery: DeliveryRecord;
+  readonly attempt: DeliveryAttempt;
+  /**
+   * The delivery's state before this attempt, when it was dead (failed or dropped): its entry among
+   * the dead is replaced, so a recovered delivery is not found dead again.
+   */
+  readonly previous?: DeliveryRecord;
+}
+
+/** A delivery that ended without success, kept for recovery: found by the time of its last attempt. */
+export interface DeadDelivery {
+  readonly deliveryId: string;
+  readonly clientId: string;
+  readonly subscriptionId: string;
+  readonly envelope: WebhookEnvelope;
+  readonly status: 'failed' | 'dropped';
+  readonly attempts: number;
+  readonly lastAttemptAt: string;
+}
+
+export interface DeadDeliveryPage {
+  readonly items: readonly DeadDelivery[];
+  readonly nextCursor?: string;
+}
+
 export interface AttemptPage {
   readonly items: readonly DeliveryAttempt[];
   readonly nextCursor?: string;
@@ -40,12 +67,20 @@ export interface AttemptPage {
 /** How long the log keeps a delivery and its attempts. */
 export const DELIVERY_LOG_DAYS = 30;
 
+/** How long a dead delivery can be recovered, counted from its last attempt. */
+export const RECOVERY_DAYS = 14;
+
+export const isDead = (record: Pick<DeliveryRecord, 'status'> | undefined): boolean =>
+  record?.status === 'failed' || record?.status === 'dropped';
+
 export interface DeliveryLog {
   read(subscriptionId: string, deliveryId: string): Promise<DeliveryRecord | undefined>;
   /** The deliveries that have a record among those named, by delivery id. */
   readMany(keys: ReadonlyArray<{ readonly subscriptionId: string; readonly deliveryId: string }>): Promise<Map<string, DeliveryRecord>>;
-  /** The delivery's new state and the attempt that led to it, written together. */
-  record(delivery: DeliveryRecord, attempt: DeliveryAttempt): Promise<void>;
+  /** The deliveries' new states and their attempts, as few writes as the store allows. */
+  recordMany(entries: readonly LogEntry[]): Promise<void>;
+  /** Dead deliveries whose last attempt is at or after `since`, oldest first. */
+  deadSince(subscriptionId: string, since: Date, options: { limit: number; cursor?: string }): Promise<DeadDeliveryPage>;
   /** Attempts newest first, within the last DELIVERY_LOG_DAYS. */
   attempts(subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage>;
 }

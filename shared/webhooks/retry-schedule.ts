@@ -1,14 +1,21 @@
 /**
  * When a failed delivery is tried again: the delay after attempt n is RETRY_DELAYS_SECONDS[n-1].
  * Twelve attempts span about 2 days 20 hours (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, then every
- * 10 h); SQS caps a message's visibility at 12 h, which bounds every delay.
+ * 10 h). The attempt number is the delivery log's count, so an invocation that was throttled or
+ * timed out before logging spends none.
  */
 export const RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 36_000, 36_000, 36_000, 36_000];
 
 /** Attempts a delivery gets before it goes to the dead-letter queue: the first and one per delay. */
 export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
-/** SQS's ceiling on ChangeMessageVisibility. */
+/** SQS's ceiling on a message's visibility, counted from its receipt. */
+export const MAX_VISIBILITY_SECONDS = 12 * 3600;
+
+/**
+ * The longest wait between two attempts, Retry-After included. A wait longer than the visibility SQS
+ * can grant is served in more than one stretch (shared/queues/delivery-queue.ts).
+ */
 export const MAX_RETRY_DELAY_SECONDS = 12 * 3600;
 
 /** ±10 %, so receivers that failed together are not retried together. */

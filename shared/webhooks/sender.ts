@@ -1,7 +1,8 @@
 import type { SecretSealer } from '../crypto/secret-sealer';
 import type { DeliveryMessage } from '../queues/queues';
 import type { PostResult } from './delivery-client';
-import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from './delivery-log';
+import type { DeliveryAttempt, DeliveryLog, DeliveryRecord, LogEntry } from './delivery-log';
+import { LogWrites } from './log-writes';
 import { nextRetryDelaySeconds, type RetryPolicy, retryAfterSeconds } from './retry-schedule';
 import { signedHeaders } from './signature';
 import { openSecretsInForce } from './signing-secrets';
@@ -12,7 +13,7 @@ export type SendOutcome =
   | { readonly kind: 'delivered'; readonly attempt: DeliveryAttempt }
   /** Try again after delaySeconds (the message's visibility). */
   | { readonly kind: 'retry'; readonly delaySeconds: number; readonly attempt: DeliveryAttempt }
-  /** No attempt left: the message goes to the dead-letter queue. */
+  /** No attempt left: the delivery is dead in the log, where recovery finds it; the message is done. */
   | { readonly kind: 'exhausted'; readonly attempt: DeliveryAttempt }
   /** The endpoint answered 410 Gone, or failed for days: the subscription is disabled. */
   | { readonly kind: 'gone'; readonly attempt: DeliveryAttempt }
@@ -23,6 +24,16 @@ export type SendOutcome =
    * subscription's). The message is left to the queue, which hands it out again and in the end parks it.
    */
   | { readonly kind: 'unsigned'; readonly reason: string }
+  /**
+   * Sent, but its attempt could not be logged. The message is left to the queue: the next attempt
+   * carries the same webhook-id, so a receiver that got this one can tell.
+   */
+  | { readonly kind: 'unrecorded'; readonly reason: string }
+  /**
+   * Not sent: the message came back before its next attempt is due (a visibility SQS would not grant
+   * in one go, or a sender that died after logging). Hidden again for the time left.
+   */
+  | { readonly kind: 'early'; readonly delaySeconds: number }
   /** Already delivered (a fan-out step done twice). */
   | { readonly kind: 'duplicate' };
 
@@ -40,29 +51,36 @@ export interface SenderDeps {
   readonly sealer: SecretSealer;
   /** A subscription with no success for this long is disabled; default 5 days. */
   readonly disableAfterFailingDays?: number;
+  /** How long a finished attempt waits for others of its batch to share one log write; default 5 ms. */
+  readonly logLingerMs?: number;
 }
 
-/** One received message and how often the queue has handed it out: its place in the schedule. */
+/** One received message. Its place in the retry schedule is read from the log, never from the queue's receive count. */
 export interface ReceivedDelivery {
   readonly message: DeliveryMessage;
-  readonly receiveCount: number;
 }
+
+/** Told of each delivery's outcome the moment it is known and logged, before the rest of its batch. */
+export type OnSettled = (index: number, outcome: SendOutcome) => Promise<void>;
 
 export const DEFAULT_DISABLE_AFTER_FAILING_DAYS = 5;
 const DAY_MS = 24 * 3600 * 1000;
+/** A retry that returns this close to its time is sent rather than hidden again. */
+const DUE_TOLERANCE_MS = 1000;
 
 interface Step {
   readonly outcome: SendOutcome;
-  readonly logged?: { readonly delivery: DeliveryRecord; readonly attempt: DeliveryAttempt };
+  readonly logged?: LogEntry;
   readonly subscription?: Subscription;
 }
 
 /**
  * Sends deliveries: signs each envelope with every secret in force, POSTs it, logs the attempt, and
- * decides what follows — done, a retry on the schedule (Retry-After may only lengthen it), the
- * dead-letter queue when the schedule is spent, or the subscription disabled on 410 Gone or after
- * failing for days. A batch costs one read of its subscriptions and delivery states, then its POSTs
- * in parallel, each logged the moment it ends.
+ * decides what follows — done, a retry on the schedule (Retry-After may only lengthen it), dead in
+ * the log when the schedule is spent, or the subscription disabled on 410 Gone or after failing for
+ * days. A batch costs one read of its subscriptions and delivery states, then its POSTs in parallel;
+ * each delivery is settled as soon as its own POST ends, and the attempts that end together share
+ * one log write.
  */
 export class WebhookSender {
   private readonly disableAfterMs: number;
@@ -71,83 +89,104 @@ export class WebhookSender {
     this.disableAfterMs = (deps.disableAfterFailingDays ?? DEFAULT_DISABLE_AFTER_FAILING_DAYS) * DAY_MS;
   }
 
-  async send(message: DeliveryMessage, receiveCount: number): Promise<SendOutcome> {
-    const [outcome] = await this.sendBatch([{ message, receiveCount }]);
+  async send(message: DeliveryMessage): Promise<SendOutcome> {
+    const [outcome] = await this.sendBatch([{ message }]);
     return outcome as SendOutcome;
   }
 
-  /** The outcomes in the order of the batch. */
-  async sendBatch(batch: readonly ReceivedDelivery[]): Promise<SendOutcome[]> {
+  /** The outcomes in the order of the batch; onSettled hears of each one as soon as it is logged. */
+  async sendBatch(batch: readonly ReceivedDelivery[], onSettled?: OnSettled): Promise<SendOutcome[]> {
     const [subscriptions, previous] = await Promise.all([
       this.deps.subscriptions.getMany(batch.map(({ message }) => ({ clientId: message.clientId, id: message.subscriptionId }))),
       this.deps.log.readMany(batch.map(({ message }) => ({ subscriptionId: message.subscriptionId, deliveryId: message.deliveryId }))),
     ]);
-    const now = this.deps.clock();
+    const writes = new LogWrites(this.deps.log, batch.length, this.deps.logLingerMs ?? 5);
+    const first = new Map<string, number>();
     const steps = await Promise.all(
-      batch.map(async (item) => {
-        const step = await this.attempt(item, subscriptions.get(item.message.subscriptionId), previous.get(item.message.deliveryId), now);
-        // Logged as soon as it is known, not with the batch: should the sender die waiting on a slow
-        // receiver, what was delivered is on record and is not sent again.
-        if (step.logged) await this.deps.log.record(step.logged.delivery, step.logged.attempt);
+      batch.map(async ({ message }, index) => {
+        // The same delivery twice in one batch (a fan-out step done twice) is sent once: its log
+        // entries would collide in one write.
+        const seen = first.get(message.deliveryId);
+        first.set(message.deliveryId, seen ?? index);
+        let step: Step =
+          seen === undefined
+            ? await this.attempt(message, subscriptions.get(message.subscriptionId), previous.get(message.deliveryId))
+            : { outcome: { kind: 'duplicate' } };
+        if (step.logged) {
+          try {
+            await writes.write(step.logged);
+          } catch (error) {
+            step = { outcome: { kind: 'unrecorded', reason: (error as Error).message } };
+          }
+        } else writes.skip();
+        await onSettled?.(index, step.outcome);
         return step;
       }),
     );
-    return this.settleHealth(steps, now);
+    return this.settleHealth(steps, this.deps.clock());
   }
 
   private async attempt(
-    { message, receiveCount }: ReceivedDelivery,
+    message: DeliveryMessage,
     subscription: Subscription | undefined,
     previous: DeliveryRecord | undefined,
-    now: Date,
   ): Promise<Step> {
     if (previous?.status === 'delivered' && !message.manual) return { outcome: { kind: 'duplicate' } };
     if (!subscription || subscription.clientId !== message.clientId) {
       return { outcome: { kind: 'dropped', reason: 'the subscription was deleted' } };
     }
+    const started = this.deps.clock();
+    if (!message.manual && !message.recovered && previous?.status === 'pending' && previous.nextAttemptAt) {
+      const waitMs = Date.parse(previous.nextAttemptAt) - started.getTime();
+      if (waitMs > DUE_TOLERANCE_MS) return { outcome: { kind: 'early', delaySeconds: Math.ceil(waitMs / 1000) } };
+    }
     const number = (previous?.attempts ?? 0) + 1;
+    // This message's own attempts so far: a manual retry or a recovery starts the schedule afresh.
+    const round = Math.max(1, number - (message.scheduleFrom ?? 0));
     const base = {
       deliveryId: message.deliveryId,
       eventType: message.envelope.type,
       idempotencyKey: message.envelope.idempotencyKey,
       attempt: number,
-      attemptedAt: now.toISOString(),
+      attemptedAt: started.toISOString(),
     };
     if (subscription.status !== 'ACTIVE') {
       const reason = 'the subscription is disabled';
       const attempt: DeliveryAttempt = { ...base, outcome: 'dropped', error: 'subscription_disabled', errorMessage: reason, durationMs: 0 };
-      return { outcome: { kind: 'dropped', reason }, logged: this.logEntry(message, subscription, attempt) };
+      return { outcome: { kind: 'dropped', reason }, logged: this.logEntry(message, subscription, attempt, previous) };
     }
 
     const body = JSON.stringify(message.envelope);
     let secrets: SigningSecret[];
     try {
-      secrets = await openSecretsInForce(this.deps.sealer, subscription, now);
+      secrets = await openSecretsInForce(this.deps.sealer, subscription, started);
     } catch (error) {
       // One subscription's secrets failing to open holds back its own message, never the batch's others.
       return { outcome: { kind: 'unsigned', reason: (error as Error).message } };
     }
-    const result = await this.deps.client.post(subscription.url, signedHeaders(secrets, message.deliveryId, now, body), body);
+    const result = await this.deps.client.post(subscription.url, signedHeaders(secrets, message.deliveryId, started, body), body);
     const answer = result.kind === 'response' ? { httpStatus: result.status } : { error: result.error, errorMessage: result.message };
     const measured = { ...base, ...answer, durationMs: result.durationMs };
 
     if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
       const attempt: DeliveryAttempt = { ...measured, outcome: 'delivered' };
-      return { outcome: { kind: 'delivered', attempt }, logged: this.logEntry(message, subscription, attempt), subscription };
+      return { outcome: { kind: 'delivered', attempt }, logged: this.logEntry(message, subscription, attempt, previous), subscription };
     }
     if (result.kind === 'response' && result.status === 410) {
       const attempt: DeliveryAttempt = { ...measured, outcome: 'failed' };
-      return { outcome: { kind: 'gone', attempt }, logged: this.logEntry(message, subscription, attempt), subscription };
+      return { outcome: { kind: 'gone', attempt }, logged: this.logEntry(message, subscription, attempt, previous), subscription };
     }
-    const retryAfter = result.kind === 'response' ? retryAfterSeconds(result.retryAfter, now) : undefined;
-    const delay = nextRetryDelaySeconds(receiveCount, this.deps.retry, retryAfter);
+    // Counted from the end of this POST, not the batch's start: a slow neighbour does not shift it.
+    const ended = this.deps.clock();
+    const retryAfter = result.kind === 'response' ? retryAfterSeconds(result.retryAfter, ended) : undefined;
+    const delay = nextRetryDelaySeconds(round, this.deps.retry, retryAfter);
     const attempt: DeliveryAttempt = {
       ...measured,
       outcome: 'failed',
-      ...(delay === undefined ? {} : { nextAttemptAt: new Date(now.getTime() + delay * 1000).toISOString() }),
+      ...(delay === undefined ? {} : { nextAttemptAt: new Date(ended.getTime() + delay * 1000).toISOString() }),
     };
     const outcome: SendOutcome = delay === undefined ? { kind: 'exhausted', attempt } : { kind: 'retry', delaySeconds: delay, attempt };
-    return { outcome, logged: this.logEntry(message, subscription, attempt), subscription };
+    return { outcome, logged: this.logEntry(message, subscription, attempt, previous), subscription };
   }
 
   /**
@@ -178,18 +217,30 @@ export class WebhookSender {
         } else if (failed && subscription.failingSince && now.getTime() - Date.parse(subscription.failingSince) >= this.disableAfterMs) {
           const days = Math.floor((now.getTime() - Date.parse(subscription.failingSince)) / DAY_MS);
           await this.disable(subscription, `No delivery succeeded since ${subscription.failingSince} (${days} days).`, now);
+          // Their retries will not come: each is logged dead instead, where recovery finds it once the endpoint is back.
+          const dead: LogEntry[] = [];
           for (const index of indexes) {
             const outcome = outcomes[index];
-            if (outcome && (outcome.kind === 'retry' || outcome.kind === 'exhausted'))
-              outcomes[index] = { kind: 'gone', attempt: outcome.attempt };
+            const logged = steps[index]?.logged;
+            if (!outcome || !logged || (outcome.kind !== 'retry' && outcome.kind !== 'exhausted')) continue;
+            const { nextAttemptAt: _next, ...attempt } = outcome.attempt;
+            const { nextAttemptAt: _due, ...delivery } = logged.delivery;
+            dead.push({ delivery: { ...delivery, status: 'failed' }, attempt });
+            outcomes[index] = { kind: 'gone', attempt };
           }
+          await this.deps.log.recordMany(dead);
         }
       }),
     );
     return outcomes;
   }
 
-  private logEntry(message: DeliveryMessage, subscription: Subscription, attempt: DeliveryAttempt) {
+  private logEntry(
+    message: DeliveryMessage,
+    subscription: Subscription,
+    attempt: DeliveryAttempt,
+    previous: DeliveryRecord | undefined,
+  ): LogEntry {
     const delivery: DeliveryRecord = {
       deliveryId: message.deliveryId,
       clientId: subscription.clientId,
@@ -200,7 +251,7 @@ export class WebhookSender {
       lastAttemptAt: attempt.attemptedAt,
       ...(attempt.nextAttemptAt ? { nextAttemptAt: attempt.nextAttemptAt } : {}),
     };
-    return { delivery, attempt };
+    return { delivery, attempt, ...(previous ? { previous } : {}) };
   }
 
   private async disable(subscription: Subscription, reason: string, now: Date): Promise<void> {

@@ -2,10 +2,11 @@ import type { ProtectedHandler } from '../auth/protect';
 import { rateLimitedHeaders } from '../auth/rate-limit';
 import { limitParam, singleParam } from '../companies/request-params';
 import { badRequest, HttpError, notFound } from '../http/errors';
+import { parseInstant } from '../http/instant';
 import { jsonObjectBody } from '../http/json-body';
 import { json } from '../http/responses';
 import type { HttpRequest, HttpResponse } from '../http/types';
-import { type Deliveries, TooManyManualSendsError } from './deliveries';
+import { type Deliveries, InvalidRecoveryError, SubscriptionDisabledError, TooManyManualSendsError } from './deliveries';
 import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import { InvalidSubscriptionCursorError, type Subscription, SubscriptionLimitError, SubscriptionNotFoundError } from './subscription';
 import { InvalidSubscriptionError, NothingToChangeError, type RevealedSubscription, type Subscriptions } from './subscriptions';
@@ -55,6 +56,22 @@ export function attemptRepresentationOf(attempt: DeliveryAttempt): DeliveryAttem
   };
 }
 
+/** POST …/recover's body: `since`, an RFC 3339 instant, and the `cursor` of the previous page if any. */
+export function recoveryRequest(body: Record<string, unknown>): { since: Date; cursor?: string } {
+  if (body.since === undefined)
+    throw badRequest('invalid_since', 'since is required: the instant from which to recover deliveries.', { field: 'since' });
+  const since = typeof body.since === 'string' ? parseInstant(body.since) : undefined;
+  if (!since) {
+    throw badRequest('invalid_since', 'since must be an RFC 3339 date-time with its offset, such as 2026-11-24T09:00:00Z.', {
+      field: 'since',
+    });
+  }
+  if (body.cursor !== undefined && body.cursor !== null && typeof body.cursor !== 'string') {
+    throw badRequest('invalid_cursor', 'cursor must be the nextCursor a recovery returned.', { field: 'cursor' });
+  }
+  return typeof body.cursor === 'string' ? { since, cursor: body.cursor } : { since };
+}
+
 /** Domain refusals as the API answers them. */
 function httpErrorOf(error: unknown): unknown {
   if (error instanceof SubscriptionNotFoundError)
@@ -68,6 +85,8 @@ function httpErrorOf(error: unknown): unknown {
     return notFound('delivery_not_found', `No delivery with id "${error.deliveryId.slice(0, 40)}" for this webhook.`);
   if (error instanceof InvalidAttemptCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
   if (error instanceof InvalidSubscriptionCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
+  if (error instanceof SubscriptionDisabledError) return new HttpError(409, 'webhook_disabled', `${error.message}.`);
+  if (error instanceof InvalidRecoveryError) return badRequest(`invalid_${error.field}`, error.message, { field: error.field });
   if (error instanceof TooManyManualSendsError) {
     return new HttpError(429, 'too_many_manual_sends', error.message, rateLimitedHeaders(error.usage, 'manual-sends'));
   }
@@ -115,6 +134,10 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
     if (request.method === 'POST' && action === '/test') {
       const { deliveryId, event } = await deliveries.sendTest(clientId, id);
       return json(202, { deliveryId, event }, NO_STORE);
+    }
+    if (request.method === 'POST' && action === '/recover') {
+      const recovery = await deliveries.recover(clientId, id, recoveryRequest(jsonObjectBody(request, ['since', 'cursor'])));
+      return json(202, { ...recovery, nextCursor: recovery.nextCursor ?? null }, NO_STORE);
     }
     if (request.method === 'GET' && action === '/deliveries') {
       const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');

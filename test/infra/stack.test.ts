@@ -584,7 +584,8 @@ describe('BureauStack', () => {
     }
     const scheduleSeconds = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + delay * 1.1, 0);
     expect(deliveriesQueue.retentionSeconds).toBeGreaterThan(scheduleSeconds);
-    expect(deliveriesQueue.deadLetter.maxReceiveCount).toBe(MAX_DELIVERY_ATTEMPTS);
+    // The schedule is counted in the delivery log: the queue parks only what is handed out far more often.
+    expect(deliveriesQueue.deadLetter.maxReceiveCount).toBeGreaterThanOrEqual(5 * MAX_DELIVERY_ATTEMPTS);
     const sender = catalogue.find((spec) => spec.id === 'sender') as FunctionSpec;
     expect(deliveriesQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * (sender.timeoutSeconds as number));
     const sslOnly = Object.values(synth.template.findResources('AWS::SQS::QueuePolicy')).flatMap(

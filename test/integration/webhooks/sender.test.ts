@@ -5,7 +5,7 @@ import { DeliveryClient } from '../../../shared/webhooks/delivery-client';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
-import { RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
 import { WebhookSender } from '../../../shared/webhooks/sender';
 import type { Subscription } from '../../../shared/webhooks/subscription';
 import { presentMinuteMs } from '../../support/clock';
@@ -64,22 +64,55 @@ function message(target: Subscription): DeliveryMessage {
 }
 
 describe('the sender', () => {
-  it('schedules the next attempt from the receive count, lengthened by Retry-After, and marks the endpoint failing', async () => {
+  it("schedules each attempt from the log's count, lengthened by Retry-After, and keeps a dead delivery for recovery until it succeeds", async () => {
     const target = await subscription('/busy');
-    receiver.respondWith((delivery) => (delivery.path === '/busy' ? { status: 429, headers: { 'retry-after': '900' } } : { status: 200 }));
-    const first = await sender().send(message(target), 1);
-    const third = await sender().send(message(target), 3);
+    let answer = 429;
+    receiver.respondWith((delivery) =>
+      delivery.path === '/busy' ? { status: answer, headers: { 'retry-after': '900' } } : { status: 200 },
+    );
+    const delivery = message(target);
+    const due = async () => new Date((await log.read(target.id, delivery.deliveryId))?.nextAttemptAt as string);
+    try {
+      expect(await sender().send(delivery)).toMatchObject({
+        kind: 'retry',
+        delaySeconds: 900,
+        attempt: { attempt: 1, httpStatus: 429, nextAttemptAt: new Date(start.getTime() + 15 * 60_000).toISOString() },
+      });
+      expect((await store.get(target.clientId, target.id))?.failingSince).toBe(start.toISOString());
+      // Handed out again before its time (a visibility SQS would not grant in one go): hidden for the rest, nothing spent.
+      expect(await sender().send(delivery)).toEqual({ kind: 'early', delaySeconds: 900 });
 
-    expect(first).toMatchObject({
-      kind: 'retry',
-      delaySeconds: 900,
-      attempt: { httpStatus: 429, nextAttemptAt: new Date(start.getTime() + 15 * 60_000).toISOString() },
-    });
-    expect(third).toMatchObject({ kind: 'retry', delaySeconds: 1800 });
-    expect((await store.get(target.clientId, target.id))?.failingSince).toBe(now.toISOString());
-    const last = await sender().send(message(target), 12);
-    expect(last.kind).toBe('exhausted');
-    expect(last).not.toHaveProperty('attempt.nextAttemptAt');
+      now = await due();
+      expect(await sender().send(delivery)).toMatchObject({ kind: 'retry', delaySeconds: 900, attempt: { attempt: 2 } });
+      now = await due();
+      expect(await sender().send(delivery)).toMatchObject({
+        kind: 'retry',
+        delaySeconds: RETRY_DELAYS_SECONDS[2],
+        attempt: { attempt: 3 },
+      });
+      let last = await sender().send(delivery);
+      for (let attempt = 4; attempt <= MAX_DELIVERY_ATTEMPTS; attempt++) {
+        now = await due();
+        last = await sender().send(delivery);
+      }
+      expect(last.kind).toBe('exhausted');
+      expect(last).not.toHaveProperty('attempt.nextAttemptAt');
+      const dead = await log.deadSince(target.id, start, { limit: 10 });
+      expect(dead.items).toEqual([
+        expect.objectContaining({ deliveryId: delivery.deliveryId, status: 'failed', attempts: MAX_DELIVERY_ATTEMPTS }),
+      ]);
+      expect((await log.deadSince(target.id, new Date(now.getTime() + 1), { limit: 10 })).items).toEqual([]);
+
+      answer = 200;
+      expect(await sender().send({ ...delivery, recovered: true, scheduleFrom: MAX_DELIVERY_ATTEMPTS })).toMatchObject({
+        kind: 'delivered',
+        attempt: { attempt: MAX_DELIVERY_ATTEMPTS + 1 },
+      });
+      expect((await log.deadSince(target.id, start, { limit: 10 })).items).toEqual([]);
+      expect(await sender().send({ ...delivery, recovered: true, scheduleFrom: MAX_DELIVERY_ATTEMPTS })).toEqual({ kind: 'duplicate' });
+    } finally {
+      now = start;
+    }
   });
 
   it('clears failingSince on the next success, and skips a delivery already delivered unless it is a manual retry', async () => {
@@ -88,23 +121,31 @@ describe('the sender', () => {
       status: delivery.path === '/recovering' && receiver.deliveries.filter((d) => d.path === '/recovering').length === 1 ? 500 : 200,
     }));
     const delivery = message(target);
-    expect((await sender().send(delivery, 1)).kind).toBe('retry');
-    expect((await store.get(target.clientId, target.id))?.failingSince).toBeDefined();
-    expect((await sender().send(delivery, 2)).kind).toBe('delivered');
-    expect((await store.get(target.clientId, target.id))?.failingSince).toBeUndefined();
+    try {
+      expect((await sender().send(delivery)).kind).toBe('retry');
+      expect((await store.get(target.clientId, target.id))?.failingSince).toBeDefined();
+      now = new Date((await log.read(target.id, delivery.deliveryId))?.nextAttemptAt as string);
+      expect((await sender().send(delivery)).kind).toBe('delivered');
+      expect((await store.get(target.clientId, target.id))?.failingSince).toBeUndefined();
 
-    expect(await sender().send(delivery, 3)).toEqual({ kind: 'duplicate' });
-    expect(await sender().send({ ...delivery, manual: true }, 1)).toMatchObject({ kind: 'delivered', attempt: { attempt: 3 } });
-    expect(receiver.deliveries.filter((d) => d.path === '/recovering')).toHaveLength(3);
+      expect(await sender().send(delivery)).toEqual({ kind: 'duplicate' });
+      expect(await sender().send({ ...delivery, manual: true, scheduleFrom: 2 })).toMatchObject({
+        kind: 'delivered',
+        attempt: { attempt: 3 },
+      });
+      expect(receiver.deliveries.filter((d) => d.path === '/recovering')).toHaveLength(3);
+    } finally {
+      now = start;
+    }
   });
 
   it('disables a subscription that has failed for five days, saying since when', async () => {
     const target = await subscription('/dead');
     receiver.respondWith((delivery) => ({ status: delivery.path === '/dead' ? 503 : 200 }));
-    await sender().send(message(target), 1);
+    await sender().send(message(target));
     now = new Date(now.getTime() + 5 * 24 * 3600 * 1000 + 1000);
     try {
-      const outcome = await sender().send(message(target), 1);
+      const outcome = await sender().send(message(target));
       const disabled = await store.get(target.clientId, target.id);
       expect(outcome.kind).toBe('gone');
       expect(disabled?.status).toBe('DISABLED');
@@ -119,10 +160,10 @@ describe('the sender', () => {
     const target = await subscription('/off');
     await store.update(target.clientId, target.id, { status: 'DISABLED' }, now.toISOString());
     const delivery = message(target);
-    expect(await sender().send(delivery, 1)).toEqual({ kind: 'dropped', reason: 'the subscription is disabled' });
+    expect(await sender().send(delivery)).toEqual({ kind: 'dropped', reason: 'the subscription is disabled' });
     expect((await log.read(target.id, delivery.deliveryId))?.status).toBe('dropped');
     await store.delete(target.clientId, target.id);
-    expect(await sender().send(message(target), 1)).toEqual({ kind: 'dropped', reason: 'the subscription was deleted' });
+    expect(await sender().send(message(target))).toEqual({ kind: 'dropped', reason: 'the subscription was deleted' });
     expect(receiver.deliveries.filter((d) => d.path === '/off')).toHaveLength(0);
   });
 });

@@ -401,27 +401,29 @@ describe('deliveries of a subscription', () => {
     const deliveryId = `msg_${'b'.repeat(27)}`;
     for (const attempt of [1, 2, 3]) {
       const attemptedAt = new Date(now.getTime() + attempt * 1000).toISOString();
-      await log.record(
+      await log.recordMany([
         {
-          deliveryId,
-          clientId: 'client-w',
-          subscriptionId: id,
-          envelope,
-          status: 'pending',
-          attempts: attempt,
-          lastAttemptAt: attemptedAt,
+          delivery: {
+            deliveryId,
+            clientId: 'client-w',
+            subscriptionId: id,
+            envelope,
+            status: 'pending',
+            attempts: attempt,
+            lastAttemptAt: attemptedAt,
+          },
+          attempt: {
+            deliveryId,
+            eventType: envelope.type,
+            idempotencyKey: envelope.idempotencyKey,
+            attempt,
+            attemptedAt,
+            outcome: 'failed',
+            httpStatus: 500,
+            durationMs: 12,
+          },
         },
-        {
-          deliveryId,
-          eventType: envelope.type,
-          idempotencyKey: envelope.idempotencyKey,
-          attempt,
-          attemptedAt,
-          outcome: 'failed',
-          httpStatus: 500,
-          durationMs: 12,
-        },
-      );
+      ]);
     }
     const first = await call('client-w', 'GET', `/v1/webhooks/${id}/deliveries`, undefined, { id, query: 'limit=2' });
     expect(first.status).toBe(200);
@@ -437,7 +439,7 @@ describe('deliveries of a subscription', () => {
 
     const retried = await call('client-w', 'POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, undefined, { id, deliveryId });
     expect(retried.status).toBe(202);
-    expect(queued.at(-1)).toEqual({ deliveryId, clientId: 'client-w', subscriptionId: id, envelope, manual: true });
+    expect(queued.at(-1)).toEqual({ deliveryId, clientId: 'client-w', subscriptionId: id, envelope, manual: true, scheduleFrom: 3 });
     const unknown = `msg_${'c'.repeat(27)}`;
     const missing = await call('client-w', 'POST', `/v1/webhooks/${id}/deliveries/${unknown}/retry`, undefined, {
       id,
@@ -445,5 +447,77 @@ describe('deliveries of a subscription', () => {
     });
     expect(missing.status).toBe(404);
     expect((bodyOf(missing) as { error: string }).error).toBe('delivery_not_found');
+  });
+
+  it('recovers the dead deliveries since a time, page by page, with their original ids; refuses a bad since, a disabled subscription and another client', async () => {
+    const id = bodyOf(await register('client-r')).id as string;
+    const from = (offsetMs: number) => new Date(now.getTime() + offsetMs);
+    const dead = (n: number, status: 'failed' | 'dropped' | 'delivered', minutesAgo: number) => {
+      const lastAttemptAt = from(-minutesAgo * 60_000).toISOString();
+      const deliveryId = `msg_${String(n).repeat(27).slice(0, 27)}`;
+      const envelope = {
+        type: 'profile.changed' as const,
+        apiVersion: 'v1' as const,
+        occurredAt: lastAttemptAt,
+        idempotencyKey: `profile.changed:GB:0000000${n}:overview:v2`,
+        block: 'overview' as const,
+        data: { jurisdiction: 'GB' as const, companyNumber: `0000000${n}` },
+      };
+      return {
+        delivery: { deliveryId, clientId: 'client-r', subscriptionId: id, envelope, status, attempts: 12, lastAttemptAt },
+        attempt: {
+          deliveryId,
+          eventType: envelope.type,
+          idempotencyKey: envelope.idempotencyKey,
+          attempt: 12,
+          attemptedAt: lastAttemptAt,
+          outcome: status === 'dropped' ? ('dropped' as const) : status === 'delivered' ? ('delivered' as const) : ('failed' as const),
+          durationMs: 3,
+        },
+      };
+    };
+    const entries = [dead(1, 'failed', 120), dead(2, 'dropped', 60), dead(3, 'delivered', 50), dead(4, 'failed', 30)];
+    await log.recordMany(entries);
+    const recover = (body: unknown, clientId = 'client-r') => call(clientId, 'POST', `/v1/webhooks/${id}/recover`, body, { id });
+
+    const sent = queued.length;
+    const recovered = await recover({ since: from(-90 * 60_000).toISOString() });
+    expect(recovered.status).toBe(202);
+    expect(bodyOf(recovered)).toEqual({ since: from(-90 * 60_000).toISOString(), queued: 2, nextCursor: null });
+    expect(queued.slice(sent)).toEqual(
+      [entries[1], entries[3]].map((entry) => ({
+        deliveryId: entry?.delivery.deliveryId,
+        clientId: 'client-r',
+        subscriptionId: id,
+        envelope: entry?.delivery.envelope,
+        recovered: true,
+        scheduleFrom: 12,
+      })),
+    );
+
+    const first = await log.deadSince(id, from(-3 * 3600_000), { limit: 2 });
+    expect(first.items.map((item) => item.deliveryId)).toEqual([entries[0], entries[1]].map((entry) => entry?.delivery.deliveryId));
+    const second = await log.deadSince(id, from(-3 * 3600_000), { limit: 2, cursor: first.nextCursor as string });
+    expect(second.items.map((item) => item.deliveryId)).toEqual([entries[3]?.delivery.deliveryId]);
+
+    for (const [body, field] of [
+      [{}, 'since'],
+      [{ since: 'yesterday' }, 'since'],
+      [{ since: '2026-11-24' }, 'since'],
+      [{ since: from(-15 * 24 * 3600_000).toISOString() }, 'since'],
+      [{ since: from(3600_000).toISOString() }, 'since'],
+      [{ since: from(-60_000).toISOString(), cursor: 'not-ours' }, 'cursor'],
+      [{ since: from(-60_000).toISOString(), cursor: 7 }, 'cursor'],
+    ] as const) {
+      const refused = await recover(body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(bodyOf(refused)).toMatchObject({ error: `invalid_${field}`, field });
+    }
+    expect((await recover({ since: from(-60_000).toISOString() }, 'client-s')).status).toBe(404);
+    await call('client-r', 'PATCH', `/v1/webhooks/${id}`, { status: 'DISABLED' }, { id });
+    const disabled = await recover({ since: from(-60_000).toISOString() });
+    expect(disabled.status).toBe(409);
+    expect(bodyOf(disabled)).toMatchObject({ error: 'webhook_disabled' });
+    expect(queued.length).toBe(sent + 2);
   });
 });

@@ -1,6 +1,6 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { deliveryQueueHandler } from '../../../shared/queues/delivery-queue';
+import { deliveryQueueHandler, grantableVisibility } from '../../../shared/queues/delivery-queue';
 import type { DeliveryMessage } from '../../../shared/queues/queues';
 import type { ReceivedDelivery, SendOutcome } from '../../../shared/webhooks/sender';
 
@@ -43,23 +43,29 @@ const delivery = (id: string): DeliveryMessage => ({
 });
 
 describe('the deliveries queue in front of the sender', () => {
-  it('settles each message as the sender decided: kept and hidden for a retry, parked when spent, kept as it is when unsigned, deleted otherwise', async () => {
+  it('settles each message as the sender decided: hidden the moment a retry is known, deleted when done or dead, kept when unsigned or unlogged', async () => {
     const outcomes: Record<string, SendOutcome> = {
       ok: { kind: 'delivered', attempt: { ...attempt, outcome: 'delivered' } },
       later: { kind: 'retry', delaySeconds: 300, attempt },
+      early: { kind: 'early', delaySeconds: 40 },
       spent: { kind: 'exhausted', attempt },
       gone: { kind: 'gone', attempt },
       dropped: { kind: 'dropped', reason: 'the subscription was deleted' },
       again: { kind: 'duplicate' },
       unsigned: { kind: 'unsigned', reason: 'KMS is unavailable' },
+      unlogged: { kind: 'unrecorded', reason: 'the table is unavailable' },
     };
     const received: ReceivedDelivery[][] = [];
     const redelivered: [string, number][] = [];
+    const hiddenBeforeTheBatchEnded: string[] = [];
     const handler = deliveryQueueHandler({
       sender: {
-        sendBatch: async (batch) => {
+        sendBatch: async (batch, onSettled) => {
           received.push([...batch]);
-          return batch.map(({ message }) => outcomes[message.deliveryId] as SendOutcome);
+          const decided = batch.map(({ message }) => outcomes[message.deliveryId] as SendOutcome);
+          for (const [index, outcome] of decided.entries()) await onSettled?.(index, outcome);
+          hiddenBeforeTheBatchEnded.push(...redelivered.map(([receipt]) => receipt));
+          return decided;
         },
       },
       queue: { redeliverIn: async (receipt, seconds) => void redelivered.push([receipt, seconds]) },
@@ -74,20 +80,47 @@ describe('the deliveries queue in front of the sender', () => {
 
     const response = await handler(event, {} as Context);
 
-    expect(received).toHaveLength(1);
-    expect(received[0]?.map(({ message, receiveCount }) => [message.deliveryId, receiveCount])).toEqual(
-      Object.keys(outcomes).map((id) => [id, 3]),
-    );
+    expect(received[0]?.map(({ message }) => message.deliveryId)).toEqual(Object.keys(outcomes));
     expect(response.batchItemFailures.map((failure) => failure.itemIdentifier).sort()).toEqual([
+      'early',
       'half',
       'junk',
       'later',
-      'spent',
+      'unlogged',
       'unsigned',
     ]);
     expect(redelivered).toEqual([
       ['receipt-later', 300],
-      ['receipt-spent', 0],
+      ['receipt-early', 40],
     ]);
+    expect(hiddenBeforeTheBatchEnded).toEqual(['receipt-later', 'receipt-early']);
+  });
+
+  it('asks SQS for no visibility that would end more than 12 hours after the message was received', async () => {
+    const asked: number[] = [];
+    let clock = 1_000_000;
+    const handler = deliveryQueueHandler({
+      now: () => clock,
+      sender: {
+        sendBatch: async (batch, onSettled) => {
+          clock += 9_000;
+          const outcome: SendOutcome = { kind: 'retry', delaySeconds: 43_200, attempt };
+          await onSettled?.(0, outcome);
+          return batch.map(() => outcome);
+        },
+      },
+      queue: { redeliverIn: async (_receipt, seconds) => void asked.push(seconds) },
+    });
+
+    await handler({ Records: [record('later', delivery('later'))] }, {} as Context);
+
+    // 9 s spent in the invocation, a minute allowed between the receive and the invocation.
+    expect(asked).toEqual([43_200 - 9 - 60]);
+  });
+
+  it('grants every shorter delay as asked', () => {
+    expect(grantableVisibility(5, 0, 2_000)).toBe(5);
+    expect(grantableVisibility(36_000, 0, 30_000)).toBe(36_000);
+    expect(grantableVisibility(43_200, 0, 0)).toBe(43_140);
   });
 });

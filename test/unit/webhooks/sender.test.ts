@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type SecretSealer, UnsealableSecretError } from '../../../shared/crypto/secret-sealer';
 import type { DeliveryMessage } from '../../../shared/queues/queues';
 import type { PostResult } from '../../../shared/webhooks/delivery-client';
-import type { DeliveryAttempt, DeliveryLog, DeliveryRecord } from '../../../shared/webhooks/delivery-log';
+import type { DeliveryLog, DeliveryRecord, LogEntry } from '../../../shared/webhooks/delivery-log';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
 import { type SendOutcome, WebhookSender } from '../../../shared/webhooks/sender';
 import type { Subscription, SubscriptionChanges, SubscriptionDirectory } from '../../../shared/webhooks/subscription';
@@ -38,13 +38,16 @@ function world(
     others?: Subscription[];
     previous?: DeliveryRecord;
     answer?: PostResult;
+    post?: (url: string) => Promise<PostResult>;
     sealer?: SecretSealer;
+    logFails?: boolean;
   } = {},
 ) {
   const target = options.subscription ?? subscription();
   const known = new Map([target, ...(options.others ?? [])].map((each) => [each.id, each]));
   const posted: { url: string; headers: Readonly<Record<string, string>> }[] = [];
-  const recorded: { delivery: DeliveryRecord; attempt: DeliveryAttempt }[] = [];
+  const recorded: LogEntry[] = [];
+  const writes: number[] = [];
   const changes: { id: string; changes: SubscriptionChanges }[] = [];
   const marks: string[] = [];
   const subscriptions: SubscriptionDirectory = {
@@ -61,7 +64,12 @@ function world(
   const log: DeliveryLog = {
     read: async () => options.previous,
     readMany: async () => new Map(options.previous ? [[options.previous.deliveryId, options.previous]] : []),
-    record: async (delivery, attempt) => void recorded.push({ delivery, attempt }),
+    recordMany: async (entries) => {
+      if (options.logFails) throw new Error('the table is unavailable');
+      writes.push(entries.length);
+      recorded.push(...entries);
+    },
+    deadSince: async () => ({ items: [] }),
     attempts: async () => ({ items: [] }),
   };
   const sealer: SecretSealer = options.sealer ?? { seal: async (value) => value, open: async (value) => value };
@@ -71,6 +79,7 @@ function world(
     client: {
       post: async (url, headers) => {
         posted.push({ url, headers });
+        if (options.post) return options.post(url);
         return options.answer ?? { kind: 'response', status: 200, durationMs: 12 };
       },
     },
@@ -78,8 +87,21 @@ function world(
     clock: () => NOW,
     sealer,
   });
-  return { sender, posted, recorded, changes, marks };
+  return { sender, posted, recorded, writes, changes, marks };
 }
+
+/** The log's record of a delivery tried `attempts` times, its next attempt due now. */
+const pendingAfter = (attempts: number, fields: Partial<DeliveryRecord> = {}): DeliveryRecord => ({
+  deliveryId: 'msg_1',
+  clientId: 'cli_a',
+  subscriptionId: 'wh_AAAAAAAAAAAAAAAA',
+  envelope,
+  status: 'pending',
+  attempts,
+  lastAttemptAt: NOW.toISOString(),
+  nextAttemptAt: NOW.toISOString(),
+  ...fields,
+});
 
 const message = (fields: Partial<DeliveryMessage> = {}): DeliveryMessage => ({
   deliveryId: 'msg_1',
@@ -95,7 +117,7 @@ describe("the sender's decisions", () => {
   it('delivers on a 2xx, signs with the opened secret, logs it delivered', async () => {
     const { sender, posted, recorded } = world();
 
-    const outcome = await sender.send(message(), 1);
+    const outcome = await sender.send(message());
 
     expect(kindOf(outcome)).toBe('delivered');
     expect(posted[0]?.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -117,10 +139,10 @@ describe("the sender's decisions", () => {
       2,
       RETRY_DELAYS_SECONDS[1],
     ],
-  ])('retries after %s on the schedule, Retry-After only lengthening it', async (_case, answer, receiveCount, delay) => {
-    const { sender, recorded, marks } = world({ answer });
+  ])('retries after %s on the schedule, Retry-After only lengthening it', async (_case, answer, attempt, delay) => {
+    const { sender, recorded, marks } = world({ answer, ...(attempt > 1 ? { previous: pendingAfter(attempt - 1) } : {}) });
 
-    const outcome = await sender.send(message(), receiveCount);
+    const outcome = await sender.send(message());
 
     expect(outcome).toMatchObject({ kind: 'retry', delaySeconds: delay });
     expect(recorded[0]?.delivery).toMatchObject({
@@ -144,8 +166,8 @@ describe("the sender's decisions", () => {
     });
 
     const outcomes = await sender.sendBatch([
-      { message: message({ deliveryId: 'msg_damaged', subscriptionId: damaged.id }), receiveCount: 1 },
-      { message: message(), receiveCount: 1 },
+      { message: message({ deliveryId: 'msg_damaged', subscriptionId: damaged.id }) },
+      { message: message() },
     ]);
 
     expect(outcomes).toEqual([
@@ -157,19 +179,101 @@ describe("the sender's decisions", () => {
     expect(marks).toEqual([]);
   });
 
-  it('gives up after the last attempt of the schedule, for the dead-letter queue', async () => {
-    const { sender, recorded } = world({ answer: { kind: 'response', status: 503, durationMs: 3 } });
+  it('gives up after the last attempt of the schedule, leaving the delivery dead in the log', async () => {
+    const { sender, recorded } = world({
+      answer: { kind: 'response', status: 503, durationMs: 3 },
+      previous: pendingAfter(MAX_DELIVERY_ATTEMPTS - 1),
+    });
 
-    const outcome = await sender.send(message(), MAX_DELIVERY_ATTEMPTS);
+    const outcome = await sender.send(message());
 
     expect(kindOf(outcome)).toBe('exhausted');
-    expect(recorded[0]?.attempt.nextAttemptAt).toBeUndefined();
+    expect(recorded[0]?.attempt.attempt).toBe(MAX_DELIVERY_ATTEMPTS);
+    expect(recorded[0]?.attempt).not.toHaveProperty('nextAttemptAt');
+    expect(recorded[0]?.delivery.status).toBe('failed');
+  });
+
+  it('takes the place in the schedule from the log, so a receive that logged nothing (a throttled or timed-out run) spends no attempt', async () => {
+    const { sender, recorded } = world({ answer: { kind: 'response', status: 500, durationMs: 3 }, previous: pendingAfter(2) });
+
+    expect(await sender.send(message())).toMatchObject({ kind: 'retry', delaySeconds: RETRY_DELAYS_SECONDS[2] });
+    expect(recorded[0]?.attempt.attempt).toBe(3);
+  });
+
+  it('hides a message that came back before its attempt is due again for the time left, sending nothing', async () => {
+    const due = new Date(NOW.getTime() + 2 * 3600_000).toISOString();
+    const { sender, posted, recorded } = world({ previous: pendingAfter(5, { nextAttemptAt: due }) });
+
+    expect(await sender.send(message())).toEqual({ kind: 'early', delaySeconds: 7200 });
+    expect(posted).toEqual([]);
+    expect(recorded).toEqual([]);
+  });
+
+  it('starts the schedule afresh for a manual retry or a recovery, counting its attempts on from the log', async () => {
+    const dead = pendingAfter(MAX_DELIVERY_ATTEMPTS, { status: 'failed', nextAttemptAt: undefined });
+    const answer: PostResult = { kind: 'response', status: 500, durationMs: 3 };
+    for (const resent of [{ manual: true }, { recovered: true }]) {
+      const { sender, recorded } = world({ answer, previous: dead });
+      expect(await sender.send(message({ ...resent, scheduleFrom: MAX_DELIVERY_ATTEMPTS }))).toMatchObject({
+        kind: 'retry',
+        delaySeconds: RETRY_DELAYS_SECONDS[0],
+      });
+      expect(recorded[0]).toMatchObject({ attempt: { attempt: MAX_DELIVERY_ATTEMPTS + 1 }, previous: dead });
+    }
+  });
+
+  it('sends a recovered delivery unless it has been delivered since', async () => {
+    const { sender, posted } = world({ previous: pendingAfter(3, { status: 'delivered', nextAttemptAt: undefined }) });
+
+    expect(kindOf(await sender.send(message({ recovered: true, scheduleFrom: 3 })))).toBe('duplicate');
+    expect(posted).toEqual([]);
+  });
+
+  it('sends one delivery queued twice in the same batch once', async () => {
+    const { sender, posted } = world();
+
+    expect((await sender.sendBatch([{ message: message() }, { message: message() }])).map(kindOf)).toEqual(['delivered', 'duplicate']);
+    expect(posted).toHaveLength(1);
+  });
+
+  it('settles each delivery as soon as its own POST ends, and logs the quick ones of a batch in one write', async () => {
+    let answerSlow: (result: PostResult) => void = () => {};
+    const slow = subscription({ id: 'wh_SSSSSSSSSSSSSSSS', url: 'https://slow.example.com/in' });
+    const { sender, writes } = world({
+      others: [slow],
+      post: (url) =>
+        url.includes('slow')
+          ? new Promise<PostResult>((resolve) => {
+              answerSlow = resolve;
+            })
+          : Promise.resolve({ kind: 'response', status: 500, durationMs: 1 }),
+    });
+    const settled: string[] = [];
+    const batch = [
+      { message: message({ deliveryId: 'msg_slow', subscriptionId: slow.id }) },
+      ...['msg_a', 'msg_b', 'msg_c'].map((deliveryId) => ({ message: message({ deliveryId }) })),
+    ];
+
+    const sending = sender.sendBatch(batch, async (index, outcome) => void settled.push(`${index}:${outcome.kind}`));
+    await expect.poll(() => settled).toEqual(['1:retry', '2:retry', '3:retry']);
+    answerSlow({ kind: 'response', status: 200, durationMs: 9000 });
+    await sending;
+
+    expect(settled).toEqual(['1:retry', '2:retry', '3:retry', '0:delivered']);
+    expect(writes).toEqual([3, 1]);
+  });
+
+  it('keeps a delivery whose attempt could not be logged for the queue to hand out again', async () => {
+    const { sender, posted } = world({ logFails: true });
+
+    expect(await sender.send(message())).toEqual({ kind: 'unrecorded', reason: 'the table is unavailable' });
+    expect(posted).toHaveLength(1);
   });
 
   it('disables the subscription when the endpoint answers 410 Gone', async () => {
     const { sender, changes } = world({ answer: { kind: 'response', status: 410, durationMs: 3 } });
 
-    expect(kindOf(await sender.send(message(), 1))).toBe('gone');
+    expect(kindOf(await sender.send(message()))).toBe('gone');
     expect(changes).toEqual([
       { id: 'wh_AAAAAAAAAAAAAAAA', changes: { status: 'DISABLED', disabledReason: expect.stringContaining('410 Gone') } },
     ]);
@@ -177,16 +281,23 @@ describe("the sender's decisions", () => {
 
   it('disables a subscription that has failed for five days, on its next failure', async () => {
     const failing = subscription({ failingSince: new Date(NOW.getTime() - 5 * 24 * 3600_000).toISOString() });
-    const { sender, changes } = world({ subscription: failing, answer: { kind: 'response', status: 500, durationMs: 3 } });
+    const { sender, changes, recorded } = world({
+      subscription: failing,
+      answer: { kind: 'response', status: 500, durationMs: 3 },
+      previous: pendingAfter(3),
+    });
 
-    expect(kindOf(await sender.send(message(), 4))).toBe('gone');
+    expect(kindOf(await sender.send(message()))).toBe('gone');
     expect(changes[0]?.changes).toMatchObject({ status: 'DISABLED', disabledReason: expect.stringContaining('(5 days)') });
+    // Its retry will not come: the delivery is logged dead, for recovery.
+    expect(recorded.at(-1)?.delivery.status).toBe('failed');
+    expect(recorded.at(-1)?.delivery).not.toHaveProperty('nextAttemptAt');
   });
 
   it('sends nothing for a disabled subscription, and logs why', async () => {
     const { sender, posted, recorded } = world({ subscription: subscription({ status: 'DISABLED' }) });
 
-    expect(kindOf(await sender.send(message(), 1))).toBe('dropped');
+    expect(kindOf(await sender.send(message()))).toBe('dropped');
     expect(posted).toEqual([]);
     expect(recorded[0]?.attempt).toMatchObject({ outcome: 'dropped', error: 'subscription_disabled' });
   });
@@ -194,8 +305,8 @@ describe("the sender's decisions", () => {
   it('sends nothing for a subscription of another client, or one that is gone', async () => {
     const { sender, posted } = world();
 
-    expect(kindOf(await sender.send(message({ clientId: 'cli_other' }), 1))).toBe('dropped');
-    expect(kindOf(await sender.send(message({ subscriptionId: 'wh_BBBBBBBBBBBBBBBB' }), 1))).toBe('dropped');
+    expect(kindOf(await sender.send(message({ clientId: 'cli_other' })))).toBe('dropped');
+    expect(kindOf(await sender.send(message({ subscriptionId: 'wh_BBBBBBBBBBBBBBBB' })))).toBe('dropped');
     expect(posted).toEqual([]);
   });
 
@@ -211,8 +322,8 @@ describe("the sender's decisions", () => {
     };
     const { sender, posted, recorded } = world({ previous });
 
-    expect(kindOf(await sender.send(message(), 2))).toBe('duplicate');
-    expect(kindOf(await sender.send(message({ manual: true }), 1))).toBe('delivered');
+    expect(kindOf(await sender.send(message()))).toBe('duplicate');
+    expect(kindOf(await sender.send(message({ manual: true, scheduleFrom: 1 })))).toBe('delivered');
     expect(posted).toHaveLength(1);
     expect(recorded[0]?.attempt.attempt).toBe(2);
   });
