@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ClientRegistryError } from '../../shared/auth/client-registry';
 import { UnknownSigningKeyError } from '../../shared/auth/signing-keys';
+import { InvalidRecoveryError, SubscriptionDisabledError } from '../../shared/webhooks/deliveries';
 import { DeliveryNotFoundError, InvalidAttemptCursorError } from '../../shared/webhooks/delivery-log';
 import { SubscriptionLimitError, SubscriptionNotFoundError } from '../../shared/webhooks/subscription';
 import { InvalidSubscriptionError, NothingToChangeError } from '../../shared/webhooks/subscriptions';
@@ -79,6 +80,8 @@ function exitCodeOf(error: unknown, io: CliIo, env: NodeJS.ProcessEnv): number {
     error instanceof SubscriptionNotFoundError ||
     error instanceof SubscriptionLimitError ||
     error instanceof DeliveryNotFoundError ||
+    error instanceof InvalidRecoveryError ||
+    error instanceof SubscriptionDisabledError ||
     error instanceof InvalidAttemptCursorError ||
     error instanceof EmailTakenError ||
     error instanceof UsageError

@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isWellFormedClientId } from '../../../shared/auth/client-registry';
+import { parseInstant } from '../../../shared/http/instant';
 import { type DeliveryMessage, deliveriesQueue, fanoutQueue } from '../../../shared/queues/queues';
 import { JsonQueue } from '../../../shared/queues/sqs';
 import { Deliveries } from '../../../shared/webhooks/deliveries';
@@ -13,10 +14,22 @@ import { systemResolver } from '../../../shared/webhooks/system-resolver';
 import { attemptRepresentationOf, representationOf } from '../../../shared/webhooks/webhooks-endpoint';
 import { redrive } from '../../operations/queues/redrive';
 import type { CliContext, Target } from '../context';
+import { parseDuration } from '../duration';
 import { formatTable } from '../format';
 import { reportDeadLetterRedrives } from '../redrive-metric';
 import { TargetError } from '../target';
 import { startWebhookListener } from '../webhook-listener';
+
+/** --since: an RFC 3339 instant, or a duration back from now. */
+function sinceOption(text: string): Date {
+  const instant = parseInstant(text);
+  if (instant) return instant;
+  try {
+    return new Date(Date.now() - parseDuration(text) * 1000);
+  } catch {
+    throw new InvalidArgumentError('an instant such as 2026-11-24T09:00:00Z, or a time ago such as 90m, 24h or 7d');
+  }
+}
 
 function clientOption(text: string): string {
   if (!isWellFormedClientId(text)) throw new InvalidArgumentError('not a client id');
@@ -222,6 +235,26 @@ Examples:
     .action(async (id: string, deliveryId: string, options: { client: string }) => {
       await (await deliveriesOf(context)).retry(options.client, id, deliveryId);
       context.io.out(`Queued delivery ${deliveryId} again.`);
+    });
+
+  withClient(webhooks.command('recover').description('send again every delivery that ended without success since a time (14 days at most)'))
+    .argument('<id>', 'the subscription')
+    .requiredOption('--since <when>', 'an instant (2026-11-24T09:00:00Z) or a time ago (90m, 24h, 7d)', sinceOption)
+    .action(async (id: string, options: { client: string; since: Date }) => {
+      const deliveries = await deliveriesOf(context);
+      let queued = 0;
+      let cursor: string | undefined;
+      do {
+        const page = await deliveries.recover(options.client, id, { since: options.since, ...(cursor ? { cursor } : {}) });
+        queued += page.queued;
+        cursor = page.nextCursor;
+        if (cursor) context.io.err(`${queued} deliveries queued…`);
+      } while (cursor);
+      context.io.out(
+        queued === 0
+          ? `No delivery to ${id} ended without success since ${options.since.toISOString()}.`
+          : `Queued ${queued} deliveries to ${id} again, each with its original webhook-id; follow them with: bureau webhooks deliveries --client ${options.client} ${id}`,
+      );
     });
 
   webhooks

@@ -8,6 +8,7 @@ import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/lo
 import { ensureQueue } from '../../../infra/local/queues';
 import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { companiesTable, deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
+import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { generateSigningSecret } from '../../../shared/webhooks/subscription';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
@@ -101,6 +102,60 @@ describe('bureau webhooks and deliveries', () => {
     const noQueue = await bureau(target({ withQueues: false, loopback: true }), 'webhooks', 'test', '--client', 'cli-a', id);
     expect(noQueue.code).toBe(2);
     expect(noQueue.stderr).toMatch(/npm start/);
+  });
+
+  it('recovers the deliveries that ended without success since a time, and says so when there are none', async () => {
+    const created = await bureau(
+      runtimeTarget,
+      ...['webhooks', 'create', '--client', 'cli-r', '--name', 'R', '--url', 'http://127.0.0.1:4001/webhooks', '--json'],
+    );
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const lastAttemptAt = new Date(Date.now() - 3600_000).toISOString();
+    const deliveryId = `msg_${'r'.repeat(27)}`;
+    const envelope = {
+      type: 'profile.changed' as const,
+      apiVersion: 'v1' as const,
+      occurredAt: lastAttemptAt,
+      idempotencyKey: 'profile.changed:GB:00000009:overview:v3',
+      block: 'overview' as const,
+      data: { jurisdiction: 'GB' as const, companyNumber: '00000009' },
+    };
+    await new DynamoDeliveryLog(tables.doc, tables.names.deliveries as string).recordMany([
+      {
+        delivery: { deliveryId, clientId: 'cli-r', subscriptionId: id, envelope, status: 'failed', attempts: 12, lastAttemptAt },
+        attempt: {
+          deliveryId,
+          eventType: envelope.type,
+          idempotencyKey: envelope.idempotencyKey,
+          attempt: 12,
+          attemptedAt: lastAttemptAt,
+          outcome: 'failed',
+          httpStatus: 503,
+          durationMs: 4,
+        },
+      },
+    ]);
+
+    const none = await bureau(runtimeTarget, 'webhooks', 'recover', '--client', 'cli-r', id, '--since', '30m');
+    expect(none.stdout).toMatch(/^No delivery to wh_\S+ ended without success since /);
+    const recovered = await bureau(runtimeTarget, 'webhooks', 'recover', '--client', 'cli-r', id, '--since', '2h');
+    expect(recovered.code).toBe(0);
+    expect(recovered.stdout).toMatch(/^Queued 1 deliveries to wh_\S+ again, each with its original webhook-id/);
+    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.deliveries, WaitTimeSeconds: 1 }));
+    expect(JSON.parse(received.Messages?.[0]?.Body as string)).toEqual({
+      deliveryId,
+      clientId: 'cli-r',
+      subscriptionId: id,
+      envelope,
+      recovered: true,
+      scheduleFrom: 12,
+    });
+    const bad = await bureau(runtimeTarget, 'webhooks', 'recover', '--client', 'cli-r', id, '--since', 'last week');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/24h/);
+    const tooOld = await bureau(runtimeTarget, 'webhooks', 'recover', '--client', 'cli-r', id, '--since', '15d');
+    expect(tooOld.code).toBe(1);
+    expect(tooOld.stderr).toMatch(/within the last 14 days/);
   });
 
   it('redrives every parked delivery and fan-out step back to its queue', async () => {
