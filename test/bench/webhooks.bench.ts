@@ -137,9 +137,7 @@ async function sending(context: BenchContext, receiver: WebhookReceiver): Promis
         );
       });
       const send = await run(async (batch) => {
-        const outcomes = await sender.sendBatch(
-          Array.from({ length: 10 }, (_, n) => ({ message: message(batch * 10 + n), receiveCount: 1 })),
-        );
+        const outcomes = await sender.sendBatch(Array.from({ length: 10 }, (_, n) => ({ message: message(batch * 10 + n) })));
         if (outcomes.some((outcome) => outcome.kind !== 'delivered')) throw new Error('a delivery failed');
       });
       rows.push([
@@ -320,9 +318,7 @@ async function fanOutAtScale(context: BenchContext, receiver: WebhookReceiver): 
           continue;
         }
         idle = 0;
-        await sender.sendBatch(
-          messages.map((message) => ({ message: JSON.parse(message.Body as string) as DeliveryMessage, receiveCount: 1 })),
-        );
+        await sender.sendBatch(messages.map((message) => ({ message: JSON.parse(message.Body as string) as DeliveryMessage })));
         await sqs.send(
           new DeleteMessageBatchCommand({
             QueueUrl: deliveryQueue,
