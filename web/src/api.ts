@@ -76,6 +76,11 @@ export const api = {
     ),
   deliveryStats: (id: string) =>
     call<{ days: DayOfDeliveries[]; truncated: boolean }>('GET', `/webhooks/${encodeURIComponent(id)}/delivery-stats`),
+  recover: (id: string, since: string, cursor?: string) =>
+    call<{ since: string; queued: number; nextCursor: string | null }>('POST', `/webhooks/${encodeURIComponent(id)}/recover`, {
+      since,
+      ...(cursor ? { cursor } : {}),
+    }),
   retry: (id: string, deliveryId: string) =>
     call<{ deliveryId: string }>('POST', `/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`),
   watches: (q: string, cursor?: string) =>

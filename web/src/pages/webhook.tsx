@@ -4,6 +4,7 @@ import { DeliveriesChart } from '../chart';
 import { CopyButton, errorText, PageTitle, Status, useAsync } from '../components';
 import { when } from '../format';
 import { navigate } from '../router';
+import { Recover } from './recover';
 import { Health } from './webhooks';
 
 /** While the page is open the log refreshes itself, so a test event shows up without a reload. */
@@ -100,6 +101,8 @@ export function WebhookPage({ id }: { id: string }) {
           </button>
         </p>
       </section>
+
+      <Recover id={id} active={active} />
 
       <Deliveries id={id} />
     </>
