@@ -1,8 +1,8 @@
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
-import { redrive } from '../../infra/operations/queues/redrive';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { createSqsClient } from '../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
@@ -201,28 +201,37 @@ describe('delivery', () => {
     expect((await api(`/v1/webhooks/${subscription.id}`)).body?.failingSince).toBeNull();
   });
 
-  it('parks a delivery in the dead-letter queue once the schedule is spent; a redrive delivers it', async () => {
+  it('keeps a delivery whose schedule is spent dead in the log, off the queue; recovering it delivers it under the same webhook-id', async () => {
     const subscription = await subscribe('/down');
     receiver.respondWith((delivery) => ({ status: delivery.path === '/down' ? 503 : 200 }));
     const companyNumber = await watchedCompany();
+    const since = new Date(Date.now() - 1000).toISOString();
     await applyDemoChange(store, 'GB', companyNumber, 'risk');
     await receiver.waitFor(to('/down'), 12, 40_000);
+    await expect
+      .poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries?limit=1`)).body?.items[0], { timeout: 5000 })
+      .toMatchObject({ outcome: 'failed', attempt: 12, nextAttemptAt: null });
     const sqs = createSqsClient(bureau().runtime.env);
-    const queues = bureau().runtime.queues;
-    receiver.respondWith(() => ({ status: 200 }));
-    // The 13th receive finds the message over maxReceiveCount and moves it to the DLQ.
-    let moved = 0;
-    for (let tries = 0; moved === 0 && tries < 10; tries++) {
-      moved = (await redrive(sqs, queues['deliveries-dlq']?.queueUrl as string, queues.deliveries?.queueUrl as string)).moved;
-    }
+    const parked = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: bureau().runtime.queues['deliveries-dlq']?.queueUrl as string,
+        AttributeNames: ['ApproximateNumberOfMessages'],
+      }),
+    );
     sqs.destroy();
+    expect(parked.Attributes?.ApproximateNumberOfMessages).toBe('0');
 
-    expect(moved).toBe(1);
+    receiver.respondWith(() => ({ status: 200 }));
+    const recovered = await api(`/v1/webhooks/${subscription.id}/recover`, { method: 'POST', body: { since } });
+    expect(recovered.status).toBe(202);
+    expect(recovered.body).toEqual({ since, queued: 1, nextCursor: null });
     const all = await receiver.waitFor(to('/down'), 13, 10_000);
     expect(new Set(all.map((delivery) => delivery.headers['webhook-id'])).size).toBe(1);
-    const log = (await api(`/v1/webhooks/${subscription.id}/deliveries?limit=20`)).body?.items;
-    expect(log[0]).toMatchObject({ outcome: 'delivered', attempt: 13 });
-    expect(log[1]).toMatchObject({ outcome: 'failed', attempt: 12, nextAttemptAt: null });
+    await expect
+      .poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries?limit=1`)).body?.items[0])
+      .toMatchObject({ outcome: 'delivered', attempt: 13 });
+    const again = await api(`/v1/webhooks/${subscription.id}/recover`, { method: 'POST', body: { since } });
+    expect(again.body).toMatchObject({ queued: 0 });
   }, 90_000);
 
   it('disables the subscription when the endpoint answers 410 Gone, and says why', async () => {
