@@ -132,6 +132,12 @@ const cases: readonly Case[] = [
   ['webhooks: a changed status', (big) => api(`/v1/webhooks/${webhookId}`, 'PATCH', { status: big })],
   ['webhooks: a deliveries cursor', (big) => api(`/v1/webhooks/${webhookId}/deliveries?cursor=${enc(big)}`)],
   ['webhooks: a delivery id to retry', (big) => api(`/v1/webhooks/${webhookId}/deliveries/${enc(big)}/retry`, 'POST')],
+  ['webhooks: id to recover', (big) => api(`/v1/webhooks/${enc(big)}/recover`, 'POST', { since: new Date().toISOString() })],
+  ['webhooks: a recovery since', (big) => api(`/v1/webhooks/${webhookId}/recover`, 'POST', { since: big })],
+  [
+    'webhooks: a recovery cursor',
+    (big) => api(`/v1/webhooks/${webhookId}/recover`, 'POST', { since: new Date().toISOString(), cursor: big }),
+  ],
   [
     'workspace: sign-in e-mail',
     (big) =>
