@@ -1,7 +1,7 @@
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
-import { type KeyAction, QUEUE_MAPPING_ACTIONS, type QueueAction, type TableAction } from '../shared/iam/actions';
-import { deliveriesQueue, fanoutQueue, type QueueDefinition } from '../shared/queues/queues';
+import { type KeyAction, QUEUE_MAPPING_ACTIONS, type QueueAction, type StreamAction, type TableAction } from '../shared/iam/actions';
+import { deliveriesQueue, fanoutQueue, type QueueDefinition, streamFailuresQueue } from '../shared/queues/queues';
 import {
   clientsTable,
   companiesTable,
@@ -29,6 +29,8 @@ export interface TableAccess {
   readonly actions: readonly TableAction[];
   /** Indexes the code queries: Query on each of these indexes, never on the others or on the table for their sake. */
   readonly queryIndexes?: readonly string[];
+  /** What the code reads of the table's stream, on the stream's ARN. */
+  readonly streamReads?: readonly StreamAction[];
 }
 
 export interface TableGrant {
@@ -308,6 +310,20 @@ export const functions: readonly FunctionSpec[] = [
       },
     ],
     timeoutSeconds: 30,
+  },
+  {
+    id: 'streamReplay',
+    entry: 'functions/stream-replay/handler.ts',
+    description: 'Reads back the companies stream batches the detector gave up on, and detects their changes again',
+    routes: [],
+    tables: [
+      // The pointed records, read back from the stream; then what the detector reads.
+      { table: companiesTable, access: { actions: [], streamReads: ['GetShardIterator', 'GetRecords'] } },
+      watchersOfCompany,
+    ],
+    queues: [{ queue: fanoutQueue, access: 'send' }],
+    eventSources: [{ kind: 'queue', queue: streamFailuresQueue, batchSize: 1, maxConcurrency: 2 }],
+    timeoutSeconds: 60,
   },
   {
     id: 'fanout',

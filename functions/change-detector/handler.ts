@@ -1,7 +1,5 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../shared/observability/logger';
-import { BusinessMetric, count } from '../../shared/observability/metrics';
 import { observed } from '../../shared/observability/middleware';
 import { type FanoutTask, fanoutQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
@@ -9,7 +7,7 @@ import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { tableName, watchesTable } from '../../shared/storage/tables';
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { ChangeDetector } from '../../shared/webhooks/change-detector';
-import { profileChangeOf } from '../../shared/webhooks/profile-stream-record';
+import { detectRecord } from '../../shared/webhooks/record-detection';
 
 /** Companies stream → change events → one fan-out task per event on the fan-out queue. */
 const detector = new ChangeDetector({
@@ -19,17 +17,7 @@ const detector = new ChangeDetector({
 const processor = new BatchProcessor(EventType.DynamoDBStreams);
 
 async function detect(record: DynamoDBRecord): Promise<void> {
-  const change = profileChangeOf(record);
-  if (!change) return;
-  const events = await detector.detect(change);
-  count(BusinessMetric.changeEventsDetected, events.length);
-  if (events.length > 0) {
-    logger.info('change events queued for fan-out', {
-      company: `${change.after.jurisdiction}:${change.after.companyNumber}`,
-      version: change.after.version,
-      events: events.map((event) => event.idempotencyKey),
-    });
-  }
+  await detectRecord(detector, record);
 }
 
 export const handler = observed<DynamoDBStreamEvent, DynamoDBBatchResponse>((event, context) =>

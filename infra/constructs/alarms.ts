@@ -45,6 +45,9 @@ interface AlarmRule {
  * at once where the event should never happen (a 5xx, a dead letter), after a sustained breach
  * where a blip is normal (latency, throttles, a backlog, failing deliveries).
  */
+/** Six hours: time to fix a replayer that keeps failing before the stream's 24 hours run out. */
+const STREAM_REPLAY_ALARM_SECONDS = 6 * 3600;
+
 export class Alarms extends Construct {
   readonly topic: Topic;
   readonly all: Alarm[] = [];
@@ -104,6 +107,23 @@ export class Alarms extends Construct {
       evaluationPeriods: 3,
       comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
       description: `More than ${maxVisible} ${what} have waited for 15 minutes`,
+    });
+  }
+
+  /**
+   * Stream failure pointers the replayer has not cleared for hours (the stream keeps records for 24),
+   * and records that were gone from the stream when it came to them: changes no webhook will tell.
+   */
+  watchStreamReplay(queue: IQueue): void {
+    this.add('StreamFailuresOldest', queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }), {
+      threshold: STREAM_REPLAY_ALARM_SECONDS,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description:
+        'A companies stream batch has waited hours to be replayed; after 24 its records leave the stream: see docs/operations.md, "Stream failures"',
+    });
+    this.add('StreamRecordsLost', serviceMetric(BusinessMetric.streamRecordsLost), {
+      threshold: 1,
+      description: 'Companies stream records were gone before they could be replayed: see docs/operations.md, "Stream failures"',
     });
   }
 

@@ -122,6 +122,10 @@ export class BureauFunction extends NodejsFunction {
         }),
       );
     }
+    if (access.streamReads?.length) {
+      if (!table.tableStreamArn) throw new Error(`${table.definition.id} has no stream to read`);
+      this.addToRolePolicy(new PolicyStatement({ actions: dynamodb(access.streamReads), resources: [table.tableStreamArn] }));
+    }
     const indexes = access.queryIndexes ?? [];
     if (indexes.length > 0) {
       this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes.map((index) => table.indexArn(index)) }));

@@ -1,11 +1,11 @@
-import { Duration, Validations } from 'aws-cdk-lib';
 import { FilterCriteria, FilterRule, type Function as LambdaFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { type Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { streamFailuresQueue } from '../../shared/queues/queues';
 import type { EventSourceSpec } from '../catalogue';
 import type { Alarms } from './alarms';
-import { type BureauQueues, ExactGrantQueue } from './queues';
+import type { BureauQueues } from './queues';
 import type { BureauTables } from './tables';
 
 /** The detector is paged when it runs this far behind the stream: a change event a minute late. */
@@ -13,11 +13,11 @@ const MAX_STREAM_AGE_SECONDS = 60;
 
 /**
  * Lambda event source mappings built from the catalogue's eventSources, the same settings the local
- * runtime's pollers use. Stream batches that exhaust their retries go to a failure queue (the local
- * runtime writes them to files), never dropped.
+ * runtime's pollers use. A stream batch that exhausts its retries is pointed to on the stream
+ * failures queue, whose consumer reads it back from the stream and detects it again.
  */
 export class EventSources extends Construct {
-  private failures?: Queue;
+  private failuresWatched = false;
 
   constructor(
     scope: Construct,
@@ -61,20 +61,13 @@ export class EventSources extends Construct {
     this.props.alarms.watchStreamAge(fn, MAX_STREAM_AGE_SECONDS);
   }
 
-  private failureQueue(): Queue {
-    if (!this.failures) {
-      // Lambda only sends to it (SqsDlq grants through grantSendMessages).
-      this.failures = new ExactGrantQueue(this, 'StreamFailures', {
-        encryption: QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        retentionPeriod: Duration.days(14),
-      });
-      Validations.of(this.failures).acknowledge({
-        id: 'AwsSolutions-SQS3',
-        reason: "It is a dead-letter destination itself: the stream mapping's on-failure queue, alarmed when anything arrives.",
-      });
-      this.props.alarms.watchDeadLetterQueue('StreamFailures', this.failures, 'A companies stream batch the detector could not handle');
+  /** The stream failures queue, alarmed once however many stream mappings send to it. */
+  private failureQueue(): IQueue {
+    const { queue } = this.props.queues.of(streamFailuresQueue);
+    if (!this.failuresWatched) {
+      this.props.alarms.watchStreamReplay(queue);
+      this.failuresWatched = true;
     }
-    return this.failures;
+    return queue;
   }
 }

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { streamFailuresQueue } from '../../shared/queues/queues';
 import { matchesStreamFilter } from '../../shared/webhooks/profile-stream-record';
 import type { FunctionSpec } from '../catalogue';
 import type { LocalFunction } from './functions';
@@ -19,7 +20,6 @@ export interface LocalEventSourceOptions {
   readonly tables: Readonly<Record<string, string>>;
   readonly queues: Readonly<Record<string, { readonly queueUrl: string; readonly queueArn: string }>>;
   readonly streamCheckpointsDir: string;
-  readonly failedStreamRecordsDir: string;
   readonly region: string;
   readonly log: (line: string) => void;
   /** How long an idle queue poll waits; default 20 s as Lambda does (tests stop faster with less). */
@@ -32,7 +32,8 @@ export interface LocalEventSources {
 
 /**
  * The catalogue's event source mappings, played by pollers: a stream poller per stream source
- * (filter, batch size, retries, bisection and failure destination as the mapping has them) and an
+ * (filter, batch size, retries, bisection, and the stream failures queue as its on-failure
+ * destination, as the mapping has them) and an
  * SQS poller per queue source, whose parallel receivers stand for the mapping's maximum concurrency.
  */
 export async function startLocalEventSources(options: LocalEventSourceOptions): Promise<LocalEventSources> {
@@ -51,12 +52,17 @@ export async function startLocalEventSources(options: LocalEventSourceOptions): 
         const described = await options.dynamo.send(new DescribeTableCommand({ TableName: tableName }));
         const streamArn = described.Table?.LatestStreamArn;
         if (!streamArn) throw new Error(`${tableName} has no stream for ${spec.id}`);
+        const failures = options.queues[streamFailuresQueue.id];
+        if (!failures) throw new Error(`No local queue ${streamFailuresQueue.id} for ${spec.id}'s stream failures`);
         const poller = createStreamPoller({
           streams,
           streamArn,
           invoke: (event) => target.invoke(event),
           checkpointFile: join(options.streamCheckpointsDir, `${spec.id}-${source.table.id}.json`),
-          failedRecordsDir: options.failedStreamRecordsDir,
+          sendFailure: async (pointer) => {
+            await options.sqs.send(new SendMessageCommand({ QueueUrl: failures.queueUrl, MessageBody: JSON.stringify(pointer) }));
+          },
+          functionName: spec.id,
           batchSize: source.batchSize,
           maxRetryAttempts: source.maxRetryAttempts,
           bisectBatchOnFunctionError: source.bisectBatchOnError,

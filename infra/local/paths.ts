@@ -26,8 +26,6 @@ export interface LocalPaths {
   readonly runtime: string;
   /** Stream positions, one file per stream, so a restart neither replays nor skips. */
   readonly streamCheckpoints: string;
-  /** The stream poller's on-failure destination: batches that exhausted their retries. */
-  readonly failedStreamRecords: string;
 }
 
 export function localPaths(dataDir: string = defaultDataDir()): LocalPaths {
@@ -41,7 +39,6 @@ export function localPaths(dataDir: string = defaultDataDir()): LocalPaths {
     demoClient: join(root, 'demo-client.json'),
     runtime: join(root, 'runtime.json'),
     streamCheckpoints: join(root, 'stream-checkpoints'),
-    failedStreamRecords: join(root, 'failed-stream-records'),
   };
 }
 

@@ -246,7 +246,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       tables,
       queues,
       streamCheckpointsDir: paths.streamCheckpoints,
-      failedStreamRecordsDir: paths.failedStreamRecords,
       region,
       // Retries and failed batches are news on a console, noise in a test.
       log: options.quiet ? () => {} : log,

@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import {
   type _Record,
   DescribeStreamCommand,
@@ -12,8 +11,9 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { toLambdaRecord } from '../../shared/aws/stream-records';
+import type { StreamFailurePointer } from '../../shared/webhooks/stream-failure';
 import { CheckpointFile } from './stream-checkpoints';
-import { toLambdaRecord } from './stream-records';
 
 export interface StreamPollerOptions {
   readonly streams: DynamoDBStreamsClient;
@@ -22,8 +22,13 @@ export interface StreamPollerOptions {
   readonly invoke: (event: DynamoDBStreamEvent) => Promise<unknown>;
   /** Where the position in the stream is kept between runs. */
   readonly checkpointFile: string;
-  /** The on-failure destination: batches that exhausted their retries are written here, never dropped. */
-  readonly failedRecordsDir: string;
+  /**
+   * The on-failure destination: a batch that exhausted its retries is pointed to there, as Lambda
+   * does, before the position moves past it. A pointer that cannot be sent stops the stream there.
+   */
+  readonly sendFailure: (pointer: StreamFailurePointer) => Promise<void>;
+  /** The consumer's name, as the pointer's function ARN names it. */
+  readonly functionName?: string;
   /** Records per invocation (the mapping's BatchSize); default 100. */
   readonly batchSize?: number;
   /** Retries after the first failed attempt before the batch goes to the failure destination; default 3. */
@@ -41,20 +46,6 @@ export interface StreamPollerOptions {
   /** How often to look for new shards while the known ones stay open; default 10 s. */
   readonly shardDiscoveryIntervalMs?: number;
   readonly log?: (line: string) => void;
-  /** Told after a failed batch has been written to the failure destination. */
-  readonly onFailure?: (failure: FailedStreamBatch) => void;
-}
-
-export interface FailedStreamBatch {
-  readonly file: string;
-  readonly streamArn: string;
-  readonly shardId: string;
-  readonly startSequenceNumber: string;
-  readonly endSequenceNumber: string;
-  readonly attempts: number;
-  readonly reason: string;
-  readonly failedAt: string;
-  readonly records: DynamoDBRecord[];
 }
 
 export interface StreamPoller {
@@ -101,8 +92,8 @@ function interpret(result: unknown, invoked: readonly _Record[]): Outcome {
  * Plays the DynamoDB Streams event source mapping on this machine: shards are followed in
  * parent-before-child order, records are handed over in order in batches, a partial failure is
  * retried from the first failed record, errors are retried with exponential backoff, and a batch
- * that exhausts its retries is written to the failure destination and skipped, so the stream moves
- * on without losing it.
+ * that exhausts its retries is pointed to on the failure destination and skipped, so the stream
+ * moves on without losing it.
  */
 export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
   const batchSize = options.batchSize ?? 100;
@@ -175,27 +166,34 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
     }
   }
 
-  function sendToFailureDestination(shardId: string, batch: PendingBatch): void {
-    const records = batch.records.map((record) => toLambdaRecord(record, options.streamArn, region));
-    const failedAt = new Date().toISOString();
-    const startSequenceNumber = sequenceOf(batch.records[0] as _Record);
-    const endSequenceNumber = sequenceOf(batch.records[batch.records.length - 1] as _Record);
-    mkdirSync(options.failedRecordsDir, { recursive: true });
-    const file = join(options.failedRecordsDir, `${failedAt.replace(/[:.]/g, '-')}-${shardId}-${startSequenceNumber}.json`);
-    const failure: FailedStreamBatch = {
-      file,
-      streamArn: options.streamArn,
-      shardId,
-      startSequenceNumber,
-      endSequenceNumber,
-      attempts: batch.attempts,
-      reason: batch.lastReason ?? 'unknown',
-      failedAt,
-      records,
+  async function sendToFailureDestination(shardId: string, batch: PendingBatch): Promise<void> {
+    const first = batch.records[0] as _Record;
+    const last = batch.records[batch.records.length - 1] as _Record;
+    const arrival = (record: _Record) => record.dynamodb?.ApproximateCreationDateTime?.toISOString();
+    const pointer: StreamFailurePointer = {
+      version: '1.0',
+      timestamp: new Date().toISOString(),
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: `arn:aws:lambda:${region}:000000000000:function:${options.functionName ?? 'local'}`,
+        condition: 'RetryAttemptsExhausted',
+        approximateInvokeCount: batch.attempts,
+      },
+      responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+      DDBStreamBatchInfo: {
+        shardId,
+        startSequenceNumber: sequenceOf(first),
+        endSequenceNumber: sequenceOf(last),
+        ...(arrival(first) ? { approximateArrivalOfFirstRecord: arrival(first) } : {}),
+        ...(arrival(last) ? { approximateArrivalOfLastRecord: arrival(last) } : {}),
+        batchSize: batch.records.length,
+        streamArn: options.streamArn,
+      },
     };
-    writeFileSync(file, JSON.stringify(failure, null, 2));
-    log(`stream: ${records.length} record(s) failed ${batch.attempts} times; kept in ${file}`);
-    options.onFailure?.(failure);
+    await options.sendFailure(pointer);
+    log(
+      `stream: ${batch.records.length} record(s) failed ${batch.attempts} times (${batch.lastReason ?? 'unknown'}); pointed to on the failure queue`,
+    );
   }
 
   async function invoke(records: readonly _Record[]): Promise<Outcome> {
@@ -243,7 +241,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       }
       batch.attempts += 1;
       if (batch.attempts > maxRetryAttempts) {
-        sendToFailureDestination(shardId, batch);
+        await sendToFailureDestination(shardId, batch);
         checkpoints.advance(shardId, last);
         queue.shift();
         continue;

@@ -23,6 +23,14 @@ export const TABLE_ACTIONS = [
 
 export type TableAction = (typeof TABLE_ACTIONS)[number];
 
+/**
+ * Reading a table's stream back, on its stream's ARN: an iterator at a sequence number, then its
+ * records. The stream mapping's own reads are granted with the mapping, not through these.
+ */
+export const STREAM_ACTIONS = ['GetShardIterator', 'GetRecords'] as const;
+
+export type StreamAction = (typeof STREAM_ACTIONS)[number];
+
 /** Actions that change the item they name: those a dynamodb:LeadingKeys condition on a grant confines. */
 export const KEYED_WRITE_ACTIONS: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
 

@@ -11,6 +11,10 @@ export const BusinessMetric = {
   searches: 'Searches',
   profileFetches: 'ProfileFetches',
   changeEventsDetected: 'ChangeEventsDetected',
+  /** Companies stream records read back and detected again after the detector gave up on them. */
+  streamRecordsReplayed: 'StreamRecordsReplayed',
+  /** Records a failure pointer named that the stream no longer held: changes no webhook will tell. */
+  streamRecordsLost: 'StreamRecordsLost',
   deliveriesSucceeded: 'DeliveriesSucceeded',
   deliveriesFailed: 'DeliveriesFailed',
   deliveriesRetried: 'DeliveriesRetried',

@@ -82,7 +82,21 @@ export const deliveriesQueue: QueueDefinition = {
   deadLetter: { maxReceiveCount: DELIVERY_RECEIVES_BEFORE_PARKING, retentionSeconds: FOURTEEN_DAYS, envVar: 'DELIVERIES_DLQ_URL' },
 };
 
-export const allQueues: readonly QueueDefinition[] = [fanoutQueue, deliveriesQueue];
+/**
+ * The companies stream mapping's on-failure destination: a pointer (shard, first and last sequence
+ * numbers) to each batch the detector gave up on, never the records themselves. The stream-replay
+ * function reads the records back and detects again; the stream keeps them 24 hours, so a pointer
+ * still here after hours is alarmed long before that. Visibility is six times the replayer's timeout.
+ */
+export const streamFailuresQueue: QueueDefinition = {
+  id: 'streamFailures',
+  envVar: 'STREAM_FAILURES_QUEUE_URL',
+  visibilityTimeoutSeconds: 360,
+  retentionSeconds: FOURTEEN_DAYS,
+  deadLetter: { maxReceiveCount: 10, retentionSeconds: FOURTEEN_DAYS, envVar: 'STREAM_FAILURES_DLQ_URL' },
+};
+
+export const allQueues: readonly QueueDefinition[] = [fanoutQueue, deliveriesQueue, streamFailuresQueue];
 
 /** The queue URL from the function's environment; fails fast at cold start when unset. */
 export function queueUrl(def: QueueDefinition, env: NodeJS.ProcessEnv = process.env): string {

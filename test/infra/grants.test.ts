@@ -12,7 +12,7 @@ import {
 import { BureauStack } from '../../infra/stack';
 import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
 import { isKeyedWrite } from '../../shared/iam/actions';
-import { allQueues } from '../../shared/queues/queues';
+import { allQueues, streamFailuresQueue } from '../../shared/queues/queues';
 import { allTables } from '../../shared/storage/tables';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
@@ -51,8 +51,6 @@ function synthesize() {
     resources.set(JSON.stringify(arnOf(logicalId(queue.queue))), `queue ${definition.id}`);
     resources.set(JSON.stringify(arnOf(logicalId(queue.deadLetterQueue))), `queue ${definition.id}-dlq`);
   }
-  const streamFailures = stack.node.findAll().find((construct) => construct.node.path.endsWith('EventSources/StreamFailures'));
-  resources.set(JSON.stringify(arnOf(logicalId(streamFailures as IConstruct))), 'queue stream-failures');
   resources.set(JSON.stringify(arnOf(logicalId(stack.webhookSecretsKey.key))), 'key webhook-secrets');
 
   /**
@@ -101,6 +99,7 @@ function declaredFor(spec: FunctionSpec): string[] {
       );
     }
     for (const index of grant.access.queryIndexes ?? []) lines.add(`table ${grant.table.id}/index/${index} Query`);
+    for (const action of grant.access.streamReads ?? []) lines.add(`stream ${grant.table.id} ${action}`);
   }
   for (const [queue, { actions }] of queueActionsOf(spec)) for (const action of actions) lines.add(`queue ${queue} ${action}`);
   for (const source of spec.eventSources ?? []) {
@@ -108,7 +107,7 @@ function declaredFor(spec: FunctionSpec): string[] {
     // What the stream mapping reads with the function's role, and where it puts a batch that keeps failing.
     for (const action of ['DescribeStream', 'GetRecords', 'GetShardIterator']) lines.add(`stream ${source.table.id} ${action}`);
     lines.add('* ListStreams');
-    lines.add('queue stream-failures SendMessage');
+    lines.add(`queue ${streamFailuresQueue.id} SendMessage`);
   }
   const purpose = Object.entries(ENCRYPTION_CONTEXT).map(([name, value]) => `${name}=${value}`);
   for (const action of spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets] : []) {

@@ -11,7 +11,7 @@ import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
 import { isKeyedWrite } from '../../shared/iam/actions';
-import { allQueues, deliveriesQueue, fanoutQueue } from '../../shared/queues/queues';
+import { allQueues, deliveriesQueue, fanoutQueue, streamFailuresQueue } from '../../shared/queues/queues';
 import {
   allTables,
   clientsTable,
@@ -532,9 +532,11 @@ describe('BureauStack', () => {
     // The API: any 5xx, and p99 latency over 2 s for 15 minutes.
     expect(named('5xx')[0]?.Properties.Threshold).toBe(1);
     expect(named('Latency')[0]?.Properties).toMatchObject({ Threshold: 2000, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
-    // The stream, each dead-letter queue (and the stream's failure queue) and each queue's backlog.
+    // The stream, each dead-letter queue and each queue's backlog; stream failures waiting for hours, and records lost before their replay.
     expect(named('IteratorAge')).toHaveLength(1);
-    expect(named('ApproximateNumberOfMessagesVisible')).toHaveLength(2 * allQueues.length + 1);
+    expect(named('ApproximateNumberOfMessagesVisible')).toHaveLength(2 * allQueues.length);
+    expect(named('ApproximateAgeOfOldestMessage')[0]?.Properties).toMatchObject({ Threshold: 6 * 3600 });
+    expect(named('StreamRecordsLost')[0]?.Properties).toMatchObject({ Namespace: 'Bureau', Threshold: 1 });
     // The functions' own metrics: unhandled errors, and delivery success as metric math.
     expect(named('UnhandledErrors')[0]?.Properties).toMatchObject({ Namespace: 'Bureau', Threshold: 1 });
     const success = alarms.find((alarm) => JSON.stringify(alarm.Properties.Metrics ?? []).includes('DeliveriesSucceeded'));
@@ -594,7 +596,7 @@ describe('BureauStack', () => {
     expect(
       sslOnly.filter((statement) => statement.Effect === 'Deny' && JSON.stringify(statement.Condition).includes('aws:SecureTransport'))
         .length,
-    ).toBe(allQueues.length * 2 + 1);
+    ).toBe(allQueues.length * 2);
   });
 
   it('maps the companies stream to the detector: profile rewrites only, bisected, retried a bounded number of times, failures kept', () => {
@@ -605,9 +607,31 @@ describe('BureauStack', () => {
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [synth.logicalId(synth.stack.queues.of(streamFailuresQueue).queue), 'Arn'] } },
+      },
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['MODIFY'], dynamodb: { Keys: { sk: { S: ['PROFILE'] } } } }) }] },
     });
+  });
+
+  it('replays what the detector gave up on: the failure queue feeds the replayer, which reads the stream back and nothing else of it', () => {
+    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: synth.functionId('streamReplay') },
+      EventSourceArn: { 'Fn::GetAtt': [synth.logicalId(synth.stack.queues.of(streamFailuresQueue).queue), 'Arn'] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const companies = synth.logicalId(synth.stack.tables.of(companiesTable));
+    const dynamoStatements = synth
+      .statementsOf('streamReplay')
+      .filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
+    expect(dynamoStatements.find((statement) => JSON.stringify(statement.Resource).includes('StreamArn'))).toEqual(
+      expect.objectContaining({
+        Action: ['dynamodb:GetShardIterator', 'dynamodb:GetRecords'],
+        Resource: { 'Fn::GetAtt': [companies, 'StreamArn'] },
+      }),
+    );
+    expect(dynamoStatements.filter((statement) => JSON.stringify(statement.Resource).includes(companies))).toHaveLength(1);
   });
 
   it('maps the fan-out and deliveries queues to their functions with partial batch failures and bounded concurrency', () => {
@@ -628,11 +652,14 @@ describe('BureauStack', () => {
     const queueArn = (def: typeof fanoutQueue) => ({ 'Fn::GetAtt': [synth.logicalId(synth.stack.queues.of(def).queue), 'Arn'] });
     const sqsStatements = (id: string) =>
       synth.statementsOf(id).filter((statement) => asList(statement.Action).some((action) => action.startsWith('sqs:')));
-    // The stream mapping's on-failure destination is sent to with the function's role.
-    const failures = synth.stack.node.findChild('EventSources').node.findChild('StreamFailures') as IConstruct;
+    // The stream mapping's on-failure destination is sent to with the function's role; the replayer consumes it.
     expect(sqsStatements('changeDetector').map((statement) => statement.Resource)).toEqual([
       queueArn(fanoutQueue),
-      { 'Fn::GetAtt': [synth.logicalId(failures), 'Arn'] },
+      queueArn(streamFailuresQueue),
+    ]);
+    expect(sqsStatements('streamReplay').map((statement) => statement.Resource)).toEqual([
+      queueArn(fanoutQueue),
+      queueArn(streamFailuresQueue),
     ]);
     expect(sqsStatements('changeDetector').some(grants('sqs:ReceiveMessage'))).toBe(false);
     expect(

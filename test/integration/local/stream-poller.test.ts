@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
@@ -8,6 +8,8 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { createStreamPoller, type StreamPoller, type StreamPollerOptions } from '../../../infra/local/stream-poller';
 import { companiesTable } from '../../../shared/storage/tables';
+import { DynamoStreamReader } from '../../../shared/webhooks/dynamo-stream-reader';
+import { type StreamBatchInfo, type StreamFailurePointer, streamBatchOf } from '../../../shared/webhooks/stream-failure';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 
 const streams = new DynamoDBStreamsClient({
@@ -50,7 +52,9 @@ async function streamFixture(): Promise<StreamFixture> {
         streamArn,
         invoke,
         checkpointFile: join(dir, 'checkpoint.json'),
-        failedRecordsDir: join(dir, 'failed'),
+        sendFailure: async () => {
+          throw new Error('no batch fails in this test');
+        },
         pollIntervalMs: 20,
         retryDelayMs: 10,
         ...overrides,
@@ -175,38 +179,70 @@ describe('local DynamoDB Streams event source mapping', () => {
     expect(received).toEqual(['GB#1/PROFILE', 'GB#2/PROFILE']);
   });
 
-  it('keeps a batch that exhausted its retries in the failed-records folder and moves on', async () => {
+  it('points to a batch that exhausted its retries on the failure queue, as Lambda does, and moves on; the records read back from the pointer', async () => {
     const stream = await streamFixture();
     await stream.put('GB#poison');
     const attempts: string[] = [];
-    const failures: string[] = [];
+    const pointers: StreamFailurePointer[] = [];
     const poller = stream.poller(
       async (event) => {
         const keys = event.Records.map((record) => pkOf(record) as string);
         attempts.push(keys.join(','));
         if (keys.includes('GB#poison')) throw new Error('cannot digest');
       },
-      { maxRetryAttempts: 2, onFailure: (failure) => failures.push(failure.file) },
+      { maxRetryAttempts: 2, functionName: 'changeDetector', sendFailure: async (pointer) => void pointers.push(pointer) },
     );
     poller.start();
 
-    await vi.waitFor(() => expect(failures).toHaveLength(1));
+    await vi.waitFor(() => expect(pointers).toHaveLength(1));
     await stream.put('GB#after');
     await vi.waitFor(() => expect(attempts.at(-1)).toBe('GB#after'));
 
     expect(attempts).toEqual(['GB#poison', 'GB#poison', 'GB#poison', 'GB#after']);
-    const files = readdirSync(join(stream.dir, 'failed'));
-    expect(files).toHaveLength(1);
-    const kept = JSON.parse(readFileSync(join(stream.dir, 'failed', files[0] as string), 'utf8'));
-    expect(kept).toMatchObject({ streamArn: stream.streamArn, attempts: 3, reason: 'Error: cannot digest' });
-    expect(kept.records.map(pkOf)).toEqual(['GB#poison']);
+    const pointer = pointers[0] as StreamFailurePointer;
+    expect(pointer).toMatchObject({
+      version: '1.0',
+      requestContext: {
+        condition: 'RetryAttemptsExhausted',
+        approximateInvokeCount: 3,
+        functionArn: expect.stringMatching(/:function:changeDetector$/),
+      },
+      DDBStreamBatchInfo: { streamArn: stream.streamArn, batchSize: 1 },
+    });
+    const batch = streamBatchOf(JSON.stringify(pointer));
+    expect(batch).toBeDefined();
+    const read = await new DynamoStreamReader(streams, 'eu-west-2').read(batch as StreamBatchInfo);
+    expect(read.kind === 'read' && read.records.map(pkOf)).toEqual(['GB#poison']);
+  });
+
+  it('holds its position at a failed batch until its pointer is sent', async () => {
+    const stream = await streamFixture();
+    await stream.put('GB#poison');
+    let refusals = 2;
+    const pointers: StreamFailurePointer[] = [];
+    const poller = stream.poller(
+      async (event) => {
+        if (event.Records.some((record) => pkOf(record) === 'GB#poison')) throw new Error('cannot digest');
+      },
+      {
+        maxRetryAttempts: 0,
+        sendFailure: async (pointer) => {
+          if (refusals-- > 0) throw new Error('the failure queue is unavailable');
+          pointers.push(pointer);
+        },
+      },
+    );
+    poller.start();
+
+    await vi.waitFor(() => expect(pointers).toHaveLength(1));
+    expect(refusals).toBe(-1);
   });
 
   it('isolates a poisoned record by bisecting a failing batch when asked to', async () => {
     const stream = await streamFixture();
     for (const pk of ['GB#1', 'GB#2', 'GB#poison', 'GB#4']) await stream.put(pk);
     const delivered: string[] = [];
-    const failed: DynamoDBRecord[][] = [];
+    const pointed: StreamBatchInfo[] = [];
 
     stream
       .poller(
@@ -215,13 +251,19 @@ describe('local DynamoDB Streams event source mapping', () => {
           if (keys.includes('GB#poison')) throw new Error('cannot digest');
           delivered.push(...keys);
         },
-        { maxRetryAttempts: 0, bisectBatchOnFunctionError: true, onFailure: (failure) => failed.push(failure.records) },
+        {
+          maxRetryAttempts: 0,
+          bisectBatchOnFunctionError: true,
+          sendFailure: async (pointer) => void pointed.push(pointer.DDBStreamBatchInfo),
+        },
       )
       .start();
 
     await vi.waitFor(() => expect(delivered).toHaveLength(3));
     expect(delivered).toEqual(['GB#1', 'GB#2', 'GB#4']);
-    expect(failed.map((records) => records.map(pkOf))).toEqual([['GB#poison']]);
+    expect(pointed).toHaveLength(1);
+    const read = await new DynamoStreamReader(streams, 'eu-west-2').read(pointed[0] as StreamBatchInfo);
+    expect(read.kind === 'read' && read.records.map(pkOf)).toEqual(['GB#poison']);
   });
 
   it('lets the batch in flight finish when stopped', async () => {

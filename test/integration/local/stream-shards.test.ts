@@ -65,7 +65,9 @@ describe('stream shard lineage', () => {
         delivered.push(...event.Records.map((r) => r.dynamodb?.SequenceNumber as string));
       },
       checkpointFile: join(mkdtempSync(join(tmpdir(), 'bureau-shards-')), 'checkpoint.json'),
-      failedRecordsDir: join(tmpdir(), 'unused'),
+      sendFailure: async () => {
+        throw new Error('no batch fails here');
+      },
       pollIntervalMs: 10,
     });
     running.push(poller);
