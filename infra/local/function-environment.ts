@@ -105,6 +105,7 @@ export function localGrants(spec: FunctionSpec, resources: Pick<LocalResources, 
       actions: grant.access.actions,
       ...(grant.access.queryIndexes ? { queryIndexes: grant.access.queryIndexes } : {}),
       ...(grant.writeKeyPrefixes ? { writeKeyPrefixes: grant.writeKeyPrefixes } : {}),
+      ...(grant.access.streamReads ? { streamReads: grant.access.streamReads } : {}),
     })),
     queues: [...queueActionsOf(spec).values()].map(({ queue, actions }) => ({
       id: queue.id,

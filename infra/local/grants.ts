@@ -6,7 +6,7 @@ import { KMSServiceException } from '@aws-sdk/client-kms';
 import { SQSServiceException } from '@aws-sdk/client-sqs';
 import type { AwsClientHook, AwsService, HookableClient } from '../../shared/aws/client-hooks';
 import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
-import { isKeyedWrite, type KeyAction, type QueueAction, type TableAction } from '../../shared/iam/actions';
+import { isKeyedWrite, type KeyAction, type QueueAction, type StreamAction, type TableAction } from '../../shared/iam/actions';
 
 /**
  * The local runtime's stand-in for IAM. DynamoDB Local and fauxqs check no permissions, so without
@@ -32,6 +32,7 @@ export interface LocalTableGrant {
   readonly actions: readonly TableAction[];
   readonly queryIndexes?: readonly string[];
   readonly writeKeyPrefixes?: readonly string[];
+  readonly streamReads?: readonly StreamAction[];
 }
 
 export interface LocalQueueGrant {
@@ -64,6 +65,8 @@ export type AuthorisedCall =
       readonly index?: string;
       /** The item's key or the whole item, for the dynamodb:LeadingKeys condition on writes. */
       readonly key?: Readonly<Record<string, unknown>>;
+      /** A read of the table's stream, granted on the stream's ARN. */
+      readonly stream?: boolean;
     }
   | { readonly service: 'sqs'; readonly action: string; readonly queueUrl?: string }
   | { readonly service: 'kms'; readonly action: string; readonly encryptionContext?: Readonly<Record<string, string>> };
@@ -181,6 +184,7 @@ class LocalGrantCheck {
       return this.grants.queues.some((grant) => grant.url === call.queueUrl && (grant.actions as readonly string[]).includes(call.action));
     }
     const grants = this.grants.tables.filter((grant) => grant.name === call.table);
+    if (call.stream) return grants.some((grant) => (grant.streamReads as readonly string[] | undefined)?.includes(call.action));
     if (call.index !== undefined)
       return call.action === 'Query' && grants.some((grant) => grant.queryIndexes?.includes(call.index as string));
     return grants.some((grant) => {
@@ -268,12 +272,13 @@ const TRANSACT_WRITE_ENTRIES: Readonly<Record<string, TableAction>> = {
 /** The calls IAM authorises for one DynamoDB command. */
 function dynamoCallsOf(commandName: string, input: Input): AuthorisedCall[] {
   const operation = commandName.replace(/Command$/, '');
-  const call = (action: string, table: unknown, key?: unknown, index?: unknown): AuthorisedCall => ({
+  const call = (action: string, table: unknown, key?: unknown, index?: unknown, stream = false): AuthorisedCall => ({
     service: 'dynamodb',
     action,
     ...(typeof table === 'string' ? { table } : {}),
     ...(typeof index === 'string' ? { index } : {}),
     ...(key && typeof key === 'object' ? { key: key as Input } : {}),
+    ...(stream ? { stream: true } : {}),
   });
   switch (operation) {
     case 'PutItem':
@@ -305,9 +310,21 @@ function dynamoCallsOf(commandName: string, input: Input): AuthorisedCall[] {
       );
     case 'TransactGetItems':
       return records(input.TransactItems).map((item) => call('GetItem', (item.Get as Input | undefined)?.TableName));
+    // IAM checks these on the stream's ARN; locally the table is read from it (DynamoDB Local's
+    // iterators begin with that ARN too).
+    case 'DescribeStream':
+    case 'GetShardIterator':
+      return [call(operation, tableOfStream(input.StreamArn), undefined, undefined, true)];
+    case 'GetRecords':
+      return [call(operation, tableOfStream(input.ShardIterator), undefined, undefined, true)];
     default:
       return [call(operation, input.TableName)];
   }
+}
+
+/** The table a stream ARN (or a DynamoDB Local iterator, which starts with one) belongs to. */
+function tableOfStream(value: unknown): string | undefined {
+  return typeof value === 'string' ? /:table\/([^/]+)\/stream\//.exec(value)?.[1] : undefined;
 }
 
 /** Batch calls are authorised as their single form. */

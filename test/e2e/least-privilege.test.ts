@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { functions, queueActionsOf, WEBHOOK_SECRETS_ACTIONS } from '../../infra/catalogue';
@@ -10,12 +11,14 @@ import { repositoryRoot } from '../../infra/local/paths';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
 import { QUEUE_MAPPING_ACTIONS } from '../../shared/iam/actions';
+import { createSqsClient } from '../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { FANOUT_PAGE_SIZE } from '../../shared/webhooks/fan-out';
 import { FakeSecretsManager } from '../support/fake-secrets-manager';
 import { profileContent } from '../support/profile-fixture';
 import { useTestRuntime } from '../support/runtime';
 import { serveSecretsManager } from '../support/secrets-manager-server';
+import { pointerToLatestRecord } from '../support/stream-pointer';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -148,6 +151,28 @@ describe('every function, driven through its paths', () => {
     expect(attempts.slice(0, 2).map((attempt) => attempt.outcome)).toEqual(['delivered', 'failed']);
   });
 
+  it('streamReplay: a batch the detector gave up on, read back from the stream and detected again', async () => {
+    const { runtime } = bureau();
+    const pointer = await pointerToLatestRecord(
+      createDynamoClient(runtime.env),
+      runtime.env.DYNAMODB_ENDPOINT as string,
+      runtime.tables.companies as string,
+      `GB#${COMPANY}`,
+    );
+    const sqs = createSqsClient(runtime.env);
+    await sqs.send(new SendMessageCommand({ QueueUrl: runtime.queues.streamFailures?.queueUrl, MessageBody: JSON.stringify(pointer) }));
+    sqs.destroy();
+
+    await eventually(
+      async () =>
+        logged()
+          .filter((call) => call.function === 'streamReplay')
+          .map((call) => `${call.resource} ${call.action}`),
+      (calls) => calls.includes('fanout SendMessage'),
+      'the replayed change queued for fan-out',
+    );
+  });
+
   it('workspace: an invitation accepted, its pages, webhooks and deliveries, passkey options, sign-out and sign-in', async () => {
     const origin = bureau().baseUrl;
     let cookie = '';
@@ -255,6 +280,7 @@ function grantedToCode(id: string): string[] {
   for (const grant of spec.tables) {
     for (const action of grant.access.actions) granted.add(callKey('dynamodb', grant.table.id, action));
     for (const index of grant.access.queryIndexes ?? []) granted.add(callKey('dynamodb', `${grant.table.id}/index/${index}`, 'Query'));
+    for (const action of grant.access.streamReads ?? []) granted.add(callKey('dynamodb', grant.table.id, action));
   }
   for (const action of spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets] : []) {
     granted.add(callKey('kms', WEBHOOK_SECRETS_RESOURCE, action));
