@@ -10,6 +10,7 @@ import {
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { batchGet } from '../storage/batch';
 import {
+  type ActiveSubscription,
   InvalidSubscriptionCursorError,
   type KeptSigningSecret,
   MAX_SUBSCRIPTIONS_PER_CLIENT,
@@ -22,6 +23,7 @@ import {
   type SubscriptionPage,
   type SubscriptionStore,
 } from './subscription';
+import type { SubscriptionFilters } from './subscription-filters';
 
 const SUBSCRIPTION_PREFIX = 'WEBHOOK#';
 /**
@@ -30,6 +32,12 @@ const SUBSCRIPTION_PREFIX = 'WEBHOOK#';
  * endpoints with one batched read per hundred clients.
  */
 const COUNT_SK = 'COUNT';
+/**
+ * Each subscription's filters are also kept on the summary item, one attribute per subscription
+ * (no map to create first), so the fan-out's one read per hundred clients learns them too.
+ */
+const FILTERS_PREFIX = 'filters_';
+const filtersAttribute = (id: string) => `${FILTERS_PREFIX}${id}`;
 
 const UPDATE_ATTEMPTS = 3;
 const SUBSCRIPTION_ID = /^wh_[A-Za-z0-9_-]{16}$/;
@@ -83,9 +91,15 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
               Update: {
                 TableName: this.tableName,
                 Key: { pk: clientPk(subscription.clientId), sk: COUNT_SK },
-                UpdateExpression: 'ADD subscriptions :one, activeIds :ids',
+                UpdateExpression: `ADD subscriptions :one, activeIds :ids${subscription.filters ? ' SET #filters = :filters' : ''}`,
                 ConditionExpression: 'attribute_not_exists(subscriptions) OR subscriptions < :max',
-                ExpressionAttributeValues: { ':one': 1, ':max': MAX_SUBSCRIPTIONS_PER_CLIENT, ':ids': new Set([subscription.id]) },
+                ...(subscription.filters ? { ExpressionAttributeNames: { '#filters': filtersAttribute(subscription.id) } } : {}),
+                ExpressionAttributeValues: {
+                  ':one': 1,
+                  ':max': MAX_SUBSCRIPTIONS_PER_CLIENT,
+                  ':ids': new Set([subscription.id]),
+                  ...(subscription.filters ? { ':filters': subscription.filters } : {}),
+                },
               },
             },
             {
@@ -144,8 +158,11 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
   async update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription> {
     if (!SUBSCRIPTION_ID.test(id)) throw new SubscriptionNotFoundError(id);
     if (changes.status === 'ACTIVE') await this.changeActiveSet(clientId, id, 'ADD');
-    const fields: Record<string, unknown> = { ...changes, updatedAt: at };
-    const removed = changes.status === 'ACTIVE' ? ['disabledReason', 'failingSince'] : [];
+    // The fan-out's copy first: for a moment it may filter by what GET does not show yet, never the reverse for long.
+    if (changes.filters !== undefined) await this.changeSummaryFilters(clientId, id, changes.filters);
+    const { filters, ...rest } = changes;
+    const fields: Record<string, unknown> = { ...rest, ...(filters ? { filters } : {}), updatedAt: at };
+    const removed = [...(changes.status === 'ACTIVE' ? ['disabledReason', 'failingSince'] : []), ...(filters === null ? ['filters'] : [])];
     const names = Object.keys(fields);
     let updated: Subscription;
     try {
@@ -172,6 +189,18 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
     return updated;
   }
 
+  private async changeSummaryFilters(clientId: string, id: string, filters: SubscriptionFilters | null): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: clientPk(clientId), sk: COUNT_SK },
+        UpdateExpression: filters ? 'SET #filters = :filters' : 'REMOVE #filters',
+        ExpressionAttributeNames: { '#filters': filtersAttribute(id) },
+        ...(filters ? { ExpressionAttributeValues: { ':filters': filters } } : {}),
+      }),
+    );
+  }
+
   private async changeActiveSet(clientId: string, id: string, action: 'ADD' | 'DELETE'): Promise<void> {
     await this.doc.send(
       new UpdateCommand({
@@ -183,16 +212,22 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
     );
   }
 
-  async activeSubscriptionIds(clientIds: readonly string[]): Promise<Map<string, string[]>> {
-    const items = await batchGet<{ pk: string; activeIds?: Set<string> }>(
+  async activeSubscriptions(clientIds: readonly string[]): Promise<Map<string, ActiveSubscription[]>> {
+    const items = await batchGet<{ pk: string; activeIds?: Set<string> } & Record<string, unknown>>(
       this.doc,
       this.tableName,
       [...new Set(clientIds)].map((clientId) => ({ pk: clientPk(clientId), sk: COUNT_SK })),
-      'pk, activeIds',
     );
-    const active = new Map<string, string[]>();
+    const active = new Map<string, ActiveSubscription[]>();
     for (const item of items) {
-      if (item.activeIds && item.activeIds.size > 0) active.set(item.pk.slice('CLIENT#'.length), [...item.activeIds].sort());
+      if (!item.activeIds || item.activeIds.size === 0) continue;
+      active.set(
+        item.pk.slice('CLIENT#'.length),
+        [...item.activeIds].sort().map((id) => {
+          const filters = item[filtersAttribute(id)] as SubscriptionFilters | undefined;
+          return filters ? { id, filters } : { id };
+        }),
+      );
     }
     return active;
   }
@@ -212,16 +247,21 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
           TableName: this.tableName,
           FilterExpression: 'begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':prefix': SUBSCRIPTION_PREFIX },
-          ProjectionExpression: 'clientId, id, #status',
+          ProjectionExpression: 'clientId, id, #status, filters',
           ExpressionAttributeNames: { '#status': 'status' },
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
-      const items = (page.Items ?? []) as Array<Pick<Subscription, 'clientId' | 'id' | 'status'>>;
+      const items = (page.Items ?? []) as Array<Pick<Subscription, 'clientId' | 'id' | 'status' | 'filters'>>;
       seen += items.length;
       const activeItems = items.filter((item) => item.status === 'ACTIVE');
       active += activeItems.length;
-      await Promise.all(activeItems.map((item) => this.changeActiveSet(item.clientId, item.id, 'ADD')));
+      await Promise.all(
+        activeItems.map(async (item) => {
+          await this.changeActiveSet(item.clientId, item.id, 'ADD');
+          if (item.filters) await this.changeSummaryFilters(item.clientId, item.id, item.filters);
+        }),
+      );
       onPage?.({ seen, active });
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -323,7 +363,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
               Update: {
                 TableName: this.tableName,
                 Key: { pk: clientPk(clientId), sk: COUNT_SK },
-                UpdateExpression: 'ADD subscriptions :minusOne DELETE activeIds :ids',
+                UpdateExpression: 'ADD subscriptions :minusOne DELETE activeIds :ids REMOVE #filters',
+                ExpressionAttributeNames: { '#filters': filtersAttribute(id) },
                 ExpressionAttributeValues: { ':minusOne': -1, ':ids': new Set([id]) },
               },
             },

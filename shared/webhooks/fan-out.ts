@@ -3,6 +3,7 @@ import type { DeliveryMessage, FanoutTask, TaskQueue } from '../queues/queues';
 import type { WatcherLookup } from '../watches/watch-store';
 import { deliveryIdOf } from './events';
 import type { SubscriptionDirectory } from './subscription';
+import { matchesFilters } from './subscription-filters';
 
 /**
  * Watchers handled per task: a page's deliveries are queued within a few seconds, far inside the
@@ -29,7 +30,7 @@ export class FanOut {
   constructor(
     private readonly deps: {
       readonly watchers: WatcherLookup;
-      readonly subscriptions: Pick<SubscriptionDirectory, 'activeSubscriptionIds'>;
+      readonly subscriptions: Pick<SubscriptionDirectory, 'activeSubscriptions'>;
       readonly deliveries: TaskQueue<DeliveryMessage>;
       readonly tasks: TaskQueue<FanoutTask>;
       readonly pageSize?: number;
@@ -46,10 +47,13 @@ export class FanOut {
       limit: this.pageSize,
       ...(task.after === undefined ? {} : { after: task.after }),
     });
-    const active = await this.deps.subscriptions.activeSubscriptionIds(page.clientIds);
+    const active = await this.deps.subscriptions.activeSubscriptions(page.clientIds);
     const messages: DeliveryMessage[] = [];
     for (const clientId of page.clientIds) {
-      for (const subscriptionId of active.get(clientId) ?? []) {
+      for (const subscription of active.get(clientId) ?? []) {
+        // A subscription that filters this event out costs no message at all.
+        if (!matchesFilters(subscription.filters, event)) continue;
+        const subscriptionId = subscription.id;
         messages.push({ deliveryId: deliveryIdOf(event.idempotencyKey, subscriptionId), clientId, subscriptionId, envelope: event });
       }
     }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SubscriptionFilters } from './subscription-filters';
 
 /** ACTIVE receives deliveries; DISABLED keeps its settings and receives nothing. */
 export type SubscriptionStatus = 'ACTIVE' | 'DISABLED';
@@ -44,6 +45,14 @@ export interface Subscription {
   readonly disabledReason?: string;
   /** The first failed attempt since the last success: how long the endpoint has been failing. */
   readonly failingSince?: string;
+  /** Which events it receives; absent: all. */
+  readonly filters?: SubscriptionFilters;
+}
+
+/** An ACTIVE subscription as the fan-out needs it: where to queue, and what it wants. */
+export interface ActiveSubscription {
+  readonly id: string;
+  readonly filters?: SubscriptionFilters;
 }
 
 /** Enough endpoints for a client's environments and teams; a bound on the fan-out per client and change. */
@@ -98,6 +107,8 @@ export interface SubscriptionChanges {
   readonly status?: SubscriptionStatus;
   /** With status DISABLED, when the service disables it. */
   readonly disabledReason?: string;
+  /** New filters; null removes them. */
+  readonly filters?: SubscriptionFilters | null;
 }
 
 /** Where subscriptions are kept, always within one client: another client's ids simply do not exist. */
@@ -122,8 +133,8 @@ export interface SubscriptionStore {
 
 /** What the delivery pipeline needs beyond the client-facing operations. */
 export interface SubscriptionDirectory {
-  /** The ACTIVE subscription ids of each client given (clients without any are absent). */
-  activeSubscriptionIds(clientIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** The ACTIVE subscriptions of each client given, with their filters (clients without any are absent). */
+  activeSubscriptions(clientIds: readonly string[]): Promise<Map<string, ActiveSubscription[]>>;
   get(clientId: string, id: string): Promise<Subscription | undefined>;
   /** The subscriptions that exist among those named, by id. */
   getMany(keys: ReadonlyArray<{ readonly clientId: string; readonly id: string }>): Promise<Map<string, Subscription>>;

@@ -14,11 +14,12 @@ import {
   type SubscriptionStatus,
   type SubscriptionStore,
 } from './subscription';
+import { filtersOf, InvalidFiltersError, type SubscriptionFilters } from './subscription-filters';
 
 /** A field of a subscription request that breaks a rule; `rule` names it for the URL checks. */
 export class InvalidSubscriptionError extends Error {
   constructor(
-    readonly field: 'name' | 'url' | 'status',
+    readonly field: 'name' | 'url' | 'status' | 'filters',
     message: string,
     readonly rule?: UrlRule,
   ) {
@@ -50,6 +51,7 @@ export interface SubscriptionRequest {
   readonly name?: unknown;
   readonly url?: unknown;
   readonly status?: unknown;
+  readonly filters?: unknown;
 }
 
 /**
@@ -61,6 +63,7 @@ export class Subscriptions {
 
   async register(clientId: string, request: SubscriptionRequest): Promise<RevealedSubscription> {
     const name = nameOf(request.name);
+    const filters = checkedFilters(request.filters);
     const url = await this.urlOf(request.url);
     const at = this.deps.clock().toISOString();
     const id = generateSubscriptionId();
@@ -74,6 +77,7 @@ export class Subscriptions {
       signingSecrets: [kept],
       createdAt: at,
       updatedAt: at,
+      ...(filters ? { filters } : {}),
     };
     await this.deps.store.create(subscription);
     return { subscription, signingSecret: secret };
@@ -100,6 +104,7 @@ export class Subscriptions {
     const changes: { -readonly [K in keyof SubscriptionChanges]: SubscriptionChanges[K] } = {};
     if (request.name !== undefined) changes.name = nameOf(request.name);
     if (request.status !== undefined) changes.status = statusOf(request.status);
+    if (request.filters !== undefined) changes.filters = checkedFilters(request.filters);
     if (request.url !== undefined) changes.url = await this.urlOf(request.url);
     if (Object.keys(changes).length === 0) throw new NothingToChangeError();
     return this.revealed(await this.sealedOnWrite(await this.deps.store.update(clientId, id, changes, this.deps.clock().toISOString())));
@@ -148,7 +153,7 @@ export class Subscriptions {
 
 export class NothingToChangeError extends Error {
   constructor() {
-    super('Give at least one of name, url, status to change.');
+    super('Give at least one of name, url, status, filters to change.');
     this.name = 'NothingToChangeError';
   }
 }
@@ -160,6 +165,15 @@ function nameOf(value: unknown): string {
   const problem = displayNameProblem(value);
   if (problem) throw new InvalidSubscriptionError('name', `name ${problem}.`);
   return value.trim();
+}
+
+function checkedFilters(value: unknown): SubscriptionFilters | null {
+  try {
+    return filtersOf(value);
+  } catch (error) {
+    if (error instanceof InvalidFiltersError) throw new InvalidSubscriptionError('filters', error.message);
+    throw error;
+  }
 }
 
 function statusOf(value: unknown): SubscriptionStatus {

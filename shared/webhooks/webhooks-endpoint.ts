@@ -31,6 +31,7 @@ export function representationOf(subscription: Subscription, signingSecret?: str
     updatedAt: subscription.updatedAt,
     disabledReason: subscription.disabledReason ?? null,
     failingSince: subscription.failingSince ?? null,
+    filters: subscription.filters ?? null,
   };
 }
 
@@ -101,7 +102,7 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
   async function route(request: HttpRequest, clientId: string): Promise<HttpResponse> {
     const id = request.pathParameters.id;
     if (id === undefined && request.method === 'POST') {
-      const { subscription, signingSecret } = await subscriptions.register(clientId, jsonObjectBody(request, ['name', 'url']));
+      const { subscription, signingSecret } = await subscriptions.register(clientId, jsonObjectBody(request, ['name', 'url', 'filters']));
       return json(201, representationOf(subscription, signingSecret), { ...NO_STORE, location: `${WEBHOOKS_PATH}/${subscription.id}` });
     }
     if (id === undefined) {
@@ -117,7 +118,11 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
       case 'GET':
         return json(200, revealed(await subscriptions.reveal(clientId, id)), NO_STORE);
       case 'PATCH':
-        return json(200, revealed(await subscriptions.change(clientId, id, jsonObjectBody(request, ['name', 'url', 'status']))), NO_STORE);
+        return json(
+          200,
+          revealed(await subscriptions.change(clientId, id, jsonObjectBody(request, ['name', 'url', 'status', 'filters']))),
+          NO_STORE,
+        );
       case 'DELETE':
         await subscriptions.remove(clientId, id);
         return { status: 204, headers: NO_STORE };

@@ -16,8 +16,18 @@ export interface SubscriptionView {
   readonly updatedAt: string;
   readonly disabledReason: string | null;
   readonly failingSince: string | null;
+  /** Which events it receives; null: every event of the companies the client watches. */
+  readonly filters: SubscriptionFiltersView | null;
   /** After a rotation: until when the previous secret keeps signing. */
   readonly previousSigningSecretExpiresAt?: string;
+}
+
+/** A subscription's filters: each list absent means every value. */
+export interface SubscriptionFiltersView {
+  readonly eventTypes?: readonly ('profile.changed' | 'profile.early_signal.detected' | 'profile.early_signal.updated')[];
+  readonly blocks?: readonly string[];
+  readonly jurisdictions?: readonly ('GB' | 'IE')[];
+  readonly companies?: readonly string[];
 }
 
 /** A subscription with its signing secret: what an answer about one subscription carries. */

@@ -79,7 +79,7 @@ describe('bureau clients remove', () => {
     expect(JSON.parse(removed.stdout)).toEqual({ clientId, subscriptionsRemoved: 3, watchesRemoved: 130 });
     expect(await registry.get(clientId)).toBeUndefined();
     expect((await store.list(clientId, { limit: 10 })).items).toEqual([]);
-    expect((await store.activeSubscriptionIds([clientId])).get(clientId) ?? []).toEqual([]);
+    expect((await store.activeSubscriptions([clientId])).get(clientId)?.map((active) => active.id) ?? []).toEqual([]);
     expect((await watches.watchers('GB', String(first), { limit: 10 })).clientIds).toEqual([stays]);
     expect(await registry.get(stays)).toBeDefined();
   });

@@ -94,6 +94,6 @@ describe('bureau webhooks', () => {
     expect(other).toMatchObject({ code: 1, stderr: `error: No webhook subscription with id "${id}"` });
     expect(privateUrl).toMatchObject({ code: 1, stderr: "error: url's host 10.0.0.1 is not a public internet address." });
     expect(badStatus).toMatchObject({ code: 1, stderr: 'error: status must be one of ACTIVE, DISABLED.' });
-    expect(nothing).toMatchObject({ code: 1, stderr: 'error: Give at least one of name, url, status to change.' });
+    expect(nothing).toMatchObject({ code: 1, stderr: 'error: Give at least one of name, url, status, filters to change.' });
   });
 });

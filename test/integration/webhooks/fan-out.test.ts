@@ -11,6 +11,7 @@ import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import type { WebhookEnvelope } from '../../../shared/webhooks/events';
 import { FanOut } from '../../../shared/webhooks/fan-out';
+import type { SubscriptionFilters } from '../../../shared/webhooks/subscription-filters';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { subscriptionFixture } from '../../support/subscription-fixture';
 
@@ -124,6 +125,46 @@ describe('fanning out one change', () => {
     for (const delivery of deliveries) expect(delivery.envelope).toEqual(event);
   }, 60_000);
 
+  it('queues nothing for a subscription whose filters leave the event out, and follows a change of filters', async () => {
+    const clientId = 'client-filtering';
+    const other: WebhookEnvelope = {
+      ...event,
+      idempotencyKey: 'profile.changed:GB:87654321:overview:v3',
+      block: 'overview',
+      data: { jurisdiction: 'GB', companyNumber: '87654321' },
+    };
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.watches as string,
+        Item: { pk: 'GB#87654321', sk: clientId, createdAt: other.occurredAt, lastFetchedAt: other.occurredAt },
+      }),
+    );
+    const make = async (filters?: SubscriptionFilters) => {
+      const created = { ...(await subscriptionFixture({ clientId, url: 'https://hooks.example.com/' })), ...(filters ? { filters } : {}) };
+      await subscriptions.create(created);
+      return created;
+    };
+    const all = await make();
+    const signalsOnly = await make({ eventTypes: ['profile.early_signal.detected'] });
+    const thisCompany = await make({ companies: ['GB:87654321'], blocks: ['overview'] });
+    const irishOnly = await make({ jurisdictions: ['IE'] });
+    const received = async () => {
+      await fanOut.run({ event: other });
+      return new Set(
+        (await drain(deliveryQueueUrl)).map((message) => (JSON.parse(message.Body as string) as DeliveryMessage).subscriptionId),
+      );
+    };
+
+    expect(await received()).toEqual(new Set([all.id, thisCompany.id]));
+    await subscriptions.update(clientId, signalsOnly.id, { filters: null }, other.occurredAt);
+    await subscriptions.update(clientId, thisCompany.id, { filters: { blocks: ['riskOfFailure'] } }, other.occurredAt);
+    expect(await received()).toEqual(new Set([all.id, signalsOnly.id]));
+    expect((await subscriptions.get(clientId, thisCompany.id))?.filters).toEqual({ blocks: ['riskOfFailure'] });
+    expect((await subscriptions.get(clientId, signalsOnly.id))?.filters).toBeUndefined();
+    await subscriptions.delete(clientId, irishOnly.id);
+    expect((await subscriptions.activeSubscriptions([clientId])).get(clientId)?.map((active) => active.id)).not.toContain(irishOnly.id);
+  });
+
   it('queues the same delivery ids when a step runs twice, so the sender can tell a repeat', async () => {
     await fanOut.run({ event });
     await fanOut.run({ event });
@@ -137,12 +178,12 @@ describe('fanning out one change', () => {
     const [key] = [...expected];
     const [clientId, id] = (key as string).split('/') as [string, string];
     await subscriptions.update(clientId, id, { status: 'DISABLED', disabledReason: 'test' }, new Date().toISOString());
-    expect((await subscriptions.activeSubscriptionIds([clientId])).get(clientId) ?? []).not.toContain(id);
+    expect((await subscriptions.activeSubscriptions([clientId])).get(clientId)?.map((active) => active.id) ?? []).not.toContain(id);
     const enabled = await subscriptions.update(clientId, id, { status: 'ACTIVE' }, new Date().toISOString());
-    expect((await subscriptions.activeSubscriptionIds([clientId])).get(clientId)).toContain(id);
+    expect((await subscriptions.activeSubscriptions([clientId])).get(clientId)?.map((active) => active.id)).toContain(id);
     expect(enabled.disabledReason).toBeUndefined();
     await subscriptions.delete(clientId, id);
-    expect((await subscriptions.activeSubscriptionIds([clientId])).get(clientId) ?? []).not.toContain(id);
+    expect((await subscriptions.activeSubscriptions([clientId])).get(clientId)?.map((active) => active.id) ?? []).not.toContain(id);
   });
 
   it('brings subscriptions written before the active sets existed into them, once re-indexed', async () => {
@@ -156,13 +197,15 @@ describe('fanning out one change', () => {
         }),
       );
     }
-    expect((await subscriptions.activeSubscriptionIds(['client-legacy'])).get('client-legacy')).toBeUndefined();
+    expect((await subscriptions.activeSubscriptions(['client-legacy'])).get('client-legacy')?.map((active) => active.id)).toBeUndefined();
 
     const result = await subscriptions.rebuildActiveSets();
     await subscriptions.rebuildActiveSets();
 
     // The disabled ones: client-00001's from the set-up and the legacy one paused.
     expect(result.seen - result.active).toBe(2);
-    expect((await subscriptions.activeSubscriptionIds(['client-legacy'])).get('client-legacy')).toEqual([legacy.id]);
+    expect((await subscriptions.activeSubscriptions(['client-legacy'])).get('client-legacy')?.map((active) => active.id)).toEqual([
+      legacy.id,
+    ]);
   });
 });

@@ -86,6 +86,50 @@ const register = (clientId: string, name = 'Production', url = 'https://hooks.ex
 const bodyOf = (response: HttpResponse) => response.body as Record<string, unknown>;
 
 describe('webhook subscriptions', () => {
+  it('take filters, normalised, changed and cleared by PATCH, and refuse any value they do not know, naming it', async () => {
+    const url = 'https://hooks.example.com/bureau';
+    const created = await call('client-f', 'POST', '/v1/webhooks', {
+      name: 'Filtered',
+      url,
+      filters: { eventTypes: ['profile.early_signal.detected'], companies: ['gb:1234567', 'IE:00000123'], jurisdictions: ['GB', 'IE'] },
+    });
+    expect(created.status).toBe(201);
+    const id = bodyOf(created).id as string;
+    expect(bodyOf(created).filters).toEqual({
+      eventTypes: ['profile.early_signal.detected'],
+      jurisdictions: ['GB', 'IE'],
+      companies: ['GB:01234567', 'IE:123'],
+    });
+    const changed = await call(
+      'client-f',
+      'PATCH',
+      `/v1/webhooks/${id}`,
+      { filters: { blocks: ['riskOfFailure', 'earlySignals'] } },
+      { id },
+    );
+    expect(bodyOf(changed).filters).toEqual({ blocks: ['riskOfFailure', 'earlySignals'] });
+    const cleared = await call('client-f', 'PATCH', `/v1/webhooks/${id}`, { filters: null }, { id });
+    expect(bodyOf(cleared).filters).toBeNull();
+    expect(bodyOf(await register('client-f')).filters).toBeNull();
+
+    for (const [filters, named] of [
+      [{ eventTypes: ['profile.deleted'] }, 'profile.deleted'],
+      [{ blocks: ['overview', 'secrets'] }, 'secrets'],
+      [{ jurisdictions: ['FR'] }, 'FR'],
+      [{ companies: ['GB:not a number'] }, 'not a number'],
+      [{ companies: ['12345678'] }, 'JURISDICTION:NUMBER'],
+      [{ eventTypes: [] }, 'non-empty list'],
+      [{ colour: ['red'] }, 'colour'],
+      [['profile.changed'], 'object'],
+      [{ companies: Array.from({ length: 101 }, (_, n) => `GB:${String(n + 1).padStart(8, '0')}`) }, 'at most 100'],
+    ] as const) {
+      const refused = await call('client-f', 'POST', '/v1/webhooks', { name: 'x', url, filters });
+      expect(refused.status, JSON.stringify(filters)).toBe(400);
+      expect(bodyOf(refused)).toMatchObject({ error: 'invalid_filters', field: 'filters' });
+      expect(JSON.stringify(bodyOf(refused))).toContain(named);
+    }
+  });
+
   it('are registered ACTIVE with a Standard Webhooks signing secret, and shown the same way afterwards', async () => {
     const created = await register('client-a');
     const id = bodyOf(created).id as string;
@@ -103,6 +147,7 @@ describe('webhook subscriptions', () => {
       updatedAt: at(0).toISOString(),
       disabledReason: null,
       failingSince: null,
+      filters: null,
     });
     expect(Buffer.from((bodyOf(created).signingSecret as string).slice(6), 'base64')).toHaveLength(32);
     expect(read.body).toEqual(created.body);

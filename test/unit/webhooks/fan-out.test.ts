@@ -39,7 +39,9 @@ const fanOutOver = (clientIds: readonly string[], active: Record<string, string[
   const tasks = queue<FanoutTask>();
   const fanOut = new FanOut({
     watchers,
-    subscriptions: { activeSubscriptionIds: async (ids) => new Map(ids.map((id) => [id, active[id] ?? []])) },
+    subscriptions: {
+      activeSubscriptions: async (ids) => new Map(ids.map((id) => [id, (active[id] ?? []).map((subscriptionId) => ({ id: subscriptionId }))])),
+    },
     deliveries,
     tasks,
     pageSize,

@@ -51,7 +51,7 @@ function world(
   const changes: { id: string; changes: SubscriptionChanges }[] = [];
   const marks: string[] = [];
   const subscriptions: SubscriptionDirectory = {
-    activeSubscriptionIds: async () => new Map(),
+    activeSubscriptions: async () => new Map(),
     get: async () => target,
     getMany: async (keys) => new Map(keys.flatMap((key) => (known.has(key.id) ? [[key.id, known.get(key.id) as Subscription]] : []))),
     update: async (_clientId, id, change) => {
