@@ -6,6 +6,7 @@ import {
   clientsTable,
   companiesTable,
   deliveriesTable,
+  eventsTable,
   type TableDefinition,
   WATCHES_BY_CLIENT_INDEX,
   watchesTable,
@@ -235,6 +236,13 @@ export const functions: readonly FunctionSpec[] = [
     tables: [...bearerProtected, watchesByClient],
   },
   {
+    id: 'events',
+    entry: 'functions/events/handler.ts',
+    description: "The caller's events of the last 30 days, newest first, filtered as asked",
+    routes: [{ method: 'GET', path: '/v1/events', access: 'bearer' }],
+    tables: [...bearerProtected, { table: eventsTable, access: { actions: ['Query'] } }],
+  },
+  {
     id: 'webhooks',
     entry: 'functions/webhooks/handler.ts',
     description: "A client's webhook subscriptions: register, change, rotate the secret, test, and read, retry and recover deliveries",
@@ -332,8 +340,10 @@ export const functions: readonly FunctionSpec[] = [
     routes: [],
     tables: [
       watchersOfCompany,
-      // The watchers' active subscription ids, from their clients' count items.
+      // The watchers' active subscription ids and filters, from their clients' count items.
       { table: webhooksTable, access: { actions: ['BatchGetItem'] } },
+      // The event, for each watcher of the page to read back from GET /v1/events.
+      { table: eventsTable, access: { actions: ['BatchWriteItem'] } },
     ],
     queues: [
       // Each step queues the next page of watchers as a task of its own; its event source brings the consuming grant.

@@ -1,11 +1,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { DynamoClientEventStore } from '../../shared/events/dynamo-client-events';
 import { logger } from '../../shared/observability/logger';
 import { observed } from '../../shared/observability/middleware';
 import { type DeliveryMessage, deliveriesQueue, type FanoutTask, fanoutQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
-import { tableName, watchesTable, webhooksTable } from '../../shared/storage/tables';
+import { eventsTable, tableName, watchesTable, webhooksTable } from '../../shared/storage/tables';
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { DynamoSubscriptionStore } from '../../shared/webhooks/dynamo-subscription-store';
 import { FanOut } from '../../shared/webhooks/fan-out';
@@ -18,6 +19,7 @@ const fanOut = new FanOut({
   subscriptions: new DynamoSubscriptionStore(doc, tableName(webhooksTable)),
   deliveries: new JsonQueue<DeliveryMessage>(sqs, queueUrl(deliveriesQueue)),
   tasks: new JsonQueue<FanoutTask>(sqs, queueUrl(fanoutQueue)),
+  events: new DynamoClientEventStore(doc, tableName(eventsTable)),
 });
 const processor = new BatchProcessor(EventType.SQS);
 

@@ -90,6 +90,19 @@ export const deliveriesTable: TableDefinition = {
 };
 
 /**
+ * Each client's events, as its webhooks would carry them, for GET /v1/events: pk `CLIENT#<clientId>`,
+ * sk `EVENT#<occurredAt>#<event id>`, so newest first is one Query. Written by the fan-out for every
+ * watcher of the changed company; kept 30 days.
+ */
+export const eventsTable: TableDefinition = {
+  id: 'events',
+  envVar: 'EVENTS_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+  timeToLiveAttribute: 'expiresAt',
+};
+
+/**
  * The client workspace: people (`PERSON#<personId>`), their e-mail addresses (`EMAIL#<address>`),
  * invitations and sessions by the hash of their secret, passkeys, sign-in challenges and sign-in rate
  * counters. Invitations, sessions, challenges and counters expire.
@@ -108,6 +121,7 @@ export const allTables: readonly TableDefinition[] = [
   watchesTable,
   webhooksTable,
   deliveriesTable,
+  eventsTable,
   workspaceTable,
 ];
 

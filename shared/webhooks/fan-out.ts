@@ -1,4 +1,5 @@
 import type { Jurisdiction } from '../companies/profile';
+import type { ClientEventStore } from '../events/client-events';
 import type { DeliveryMessage, FanoutTask, TaskQueue } from '../queues/queues';
 import type { WatcherLookup } from '../watches/watch-store';
 import { deliveryIdOf } from './events';
@@ -19,8 +20,8 @@ export interface FanOutResult {
 }
 
 /**
- * One step of an event's fan-out: a page of the company's watchers, each of their ACTIVE
- * subscriptions one delivery, then the next page as a new task. Delivery ids are derived from the
+ * One step of an event's fan-out: a page of the company's watchers, the event recorded for each of
+ * them, each of their ACTIVE subscriptions that wants it one delivery, then the next page as a new task. Delivery ids are derived from the
  * event and subscription, so a step done twice queues the same deliveries, which the sender
  * recognises as already delivered.
  */
@@ -33,6 +34,8 @@ export class FanOut {
       readonly subscriptions: Pick<SubscriptionDirectory, 'activeSubscriptions'>;
       readonly deliveries: TaskQueue<DeliveryMessage>;
       readonly tasks: TaskQueue<FanoutTask>;
+      /** Where each watcher can read the event back (GET /v1/events), with or without an endpoint. */
+      readonly events: Pick<ClientEventStore, 'recordFor'>;
       readonly pageSize?: number;
     },
   ) {
@@ -47,7 +50,10 @@ export class FanOut {
       limit: this.pageSize,
       ...(task.after === undefined ? {} : { after: task.after }),
     });
-    const active = await this.deps.subscriptions.activeSubscriptions(page.clientIds);
+    const [active] = await Promise.all([
+      this.deps.subscriptions.activeSubscriptions(page.clientIds),
+      this.deps.events.recordFor(page.clientIds, event),
+    ]);
     const messages: DeliveryMessage[] = [];
     for (const clientId of page.clientIds) {
       for (const subscription of active.get(clientId) ?? []) {

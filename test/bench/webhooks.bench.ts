@@ -11,10 +11,11 @@ import { ensureQueue } from '../../infra/local/queues';
 import { startLocalRuntime } from '../../infra/local/runtime';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { DynamoClientEventStore } from '../../shared/events/dynamo-client-events';
 import type { DeliveryMessage, FanoutTask } from '../../shared/queues/queues';
 import { JsonQueue } from '../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { deliveriesTable, watchesTable, webhooksTable } from '../../shared/storage/tables';
+import { deliveriesTable, eventsTable, watchesTable, webhooksTable } from '../../shared/storage/tables';
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { DeliveryClient } from '../../shared/webhooks/delivery-client';
 import { DynamoDeliveryLog } from '../../shared/webhooks/dynamo-delivery-log';
@@ -263,7 +264,7 @@ async function changeToDelivery(context: BenchContext, receiver: WebhookReceiver
 
 async function fanOutAtScale(context: BenchContext, receiver: WebhookReceiver): Promise<void> {
   const watchers = context.scale === 'full' ? 100_000 : 20_000;
-  const { doc, names } = await context.createTables([watchesTable, webhooksTable, deliveriesTable]);
+  const { doc, names } = await context.createTables([watchesTable, webhooksTable, deliveriesTable, eventsTable]);
   const sqsServer = await startLocalSqs();
   const sqs: SQSClient = createSqsClient(sqsServer.endpoint);
   try {
@@ -330,6 +331,7 @@ async function fanOutAtScale(context: BenchContext, receiver: WebhookReceiver): 
       subscriptions,
       deliveries: new JsonQueue<DeliveryMessage>(sqs, deliveryQueue),
       tasks: new JsonQueue<FanoutTask>(sqs, taskQueue),
+      events: new DynamoClientEventStore(doc, names.events as string),
     });
     const { client, sender } = benchSender(subscriptions, new DynamoDeliveryLog(doc, names.deliveries as string));
     const event = { ...(JSON.parse(body) as WebhookEnvelope), idempotencyKey: `profile.changed:GB:15380840:riskOfFailure:v${Date.now()}` };

@@ -151,6 +151,15 @@ describe('every function, driven through its paths', () => {
     expect(attempts.slice(0, 2).map((attempt) => attempt.outcome)).toEqual(['delivered', 'failed']);
   });
 
+  it("events: the client's events, the profile change's among them", async () => {
+    const listed = await eventually(
+      () => api('/v1/events?jurisdiction=GB'),
+      (response) => (response.body?.items ?? []).some((item: Loose) => item.data?.companyNumber === COMPANY),
+      'the change among the events',
+    );
+    expect(listed.status).toBe(200);
+  });
+
   it('streamReplay: a batch the detector gave up on, read back from the stream and detected again', async () => {
     const { runtime } = bureau();
     const pointer = await pointerToLatestRecord(

@@ -4,9 +4,11 @@ import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
 import { ensureQueue } from '../../../infra/local/queues';
+import { eventIdOf } from '../../../shared/events/client-events';
+import { DynamoClientEventStore } from '../../../shared/events/dynamo-client-events';
 import type { DeliveryMessage, FanoutTask } from '../../../shared/queues/queues';
 import { JsonQueue } from '../../../shared/queues/sqs';
-import { watchesTable, webhooksTable } from '../../../shared/storage/tables';
+import { eventsTable, watchesTable, webhooksTable } from '../../../shared/storage/tables';
 import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import type { WebhookEnvelope } from '../../../shared/webhooks/events';
@@ -21,6 +23,7 @@ let tables: TestTables;
 let local: LocalSqs;
 let sqs: SQSClient;
 let fanOut: FanOut;
+let events: DynamoClientEventStore;
 let subscriptions: DynamoSubscriptionStore;
 let taskQueueUrl: string;
 let deliveryQueueUrl: string;
@@ -30,7 +33,8 @@ const expected = new Set<string>();
 const event: WebhookEnvelope = {
   type: 'profile.changed',
   apiVersion: 'v1',
-  occurredAt: '2026-07-01T09:00:00.000Z',
+  // Now: an event older than its 30 days would leave the events table at once (TTL).
+  occurredAt: new Date().toISOString(),
   idempotencyKey: 'profile.changed:GB:12345678:riskOfFailure:v9',
   block: 'riskOfFailure',
   data: { jurisdiction: 'GB', companyNumber: '12345678' },
@@ -66,7 +70,8 @@ async function drain(queueUrl: string): Promise<Message[]> {
 }
 
 beforeAll(async () => {
-  tables = await createTestTables([watchesTable, webhooksTable]);
+  tables = await createTestTables([watchesTable, webhooksTable, eventsTable]);
+  events = new DynamoClientEventStore(tables.doc, tables.names.events as string);
   local = await startLocalSqs();
   sqs = createSqsClient(local.endpoint);
   const suffix = randomUUID().slice(0, 8);
@@ -78,6 +83,7 @@ beforeAll(async () => {
     subscriptions,
     deliveries: new JsonQueue<DeliveryMessage>(sqs, deliveryQueueUrl),
     tasks: new JsonQueue<FanoutTask>(sqs, taskQueueUrl),
+    events,
     pageSize: PAGE,
   });
 
@@ -123,6 +129,12 @@ describe('fanning out one change', () => {
     expect(new Set(deliveries.map((delivery) => `${delivery.clientId}/${delivery.subscriptionId}`))).toEqual(expected);
     expect(new Set(deliveries.map((delivery) => delivery.deliveryId)).size).toBe(expected.size);
     for (const delivery of deliveries) expect(delivery.envelope).toEqual(event);
+    // Every watcher can read the event back, endpoint or not; the bystander cannot.
+    const since = new Date(Date.parse(event.occurredAt) - 1000);
+    for (const clientId of ['client-00003', 'client-00007', 'client-02344']) {
+      expect((await events.list(clientId, { limit: 10, since })).items).toEqual([{ id: eventIdOf(event.idempotencyKey), ...event }]);
+    }
+    expect((await events.list('client-bystander', { limit: 10, since })).items).toEqual([]);
   }, 60_000);
 
   it('queues nothing for a subscription whose filters leave the event out, and follows a change of filters', async () => {

@@ -40,10 +40,12 @@ const fanOutOver = (clientIds: readonly string[], active: Record<string, string[
   const fanOut = new FanOut({
     watchers,
     subscriptions: {
-      activeSubscriptions: async (ids) => new Map(ids.map((id) => [id, (active[id] ?? []).map((subscriptionId) => ({ id: subscriptionId }))])),
+      activeSubscriptions: async (ids) =>
+        new Map(ids.map((id) => [id, (active[id] ?? []).map((subscriptionId) => ({ id: subscriptionId }))])),
     },
     deliveries,
     tasks,
+    events: { recordFor: async () => {} },
     pageSize,
   });
   return { fanOut, watchers, deliveries, tasks };

@@ -1,0 +1,105 @@
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeCursor, encodeCursor } from '../paging/cursor';
+import { batchWrite } from '../storage/batch';
+import type { WebhookEnvelope } from '../webhooks/events';
+import {
+  type ClientEvent,
+  type ClientEventStore,
+  clientEventOf,
+  EVENT_DAYS,
+  type EventPage,
+  type EventQuery,
+  InvalidEventCursorError,
+} from './client-events';
+
+const partition = (clientId: string) => `CLIENT#${clientId}`;
+const PREFIX = 'EVENT#';
+/** Sorts after every ISO instant: the upper bound when no `until` is given. */
+const END = `${PREFIX}~`;
+const EVENT_SK = /^EVENT#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[A-Za-z0-9_-]{27}$/;
+/** Items read for one page before answering with what matched: a filter that matches little still answers quickly. */
+const READ_BUDGET = 1000;
+
+const sortKey = (event: ClientEvent) => `${PREFIX}${event.occurredAt}#${event.id}`;
+
+/** Clients' events in the events table, newest first by key; TTL removes them after EVENT_DAYS. */
+export class DynamoClientEventStore implements ClientEventStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async recordFor(clientIds: readonly string[], envelope: WebhookEnvelope): Promise<void> {
+    const event = clientEventOf(envelope);
+    const expiresAt = Math.floor(Date.parse(event.occurredAt) / 1000) + EVENT_DAYS * 24 * 3600;
+    await batchWrite(
+      this.doc,
+      this.tableName,
+      [...new Set(clientIds)].map((clientId) => ({
+        PutRequest: {
+          Item: {
+            pk: partition(clientId),
+            sk: sortKey(event),
+            ...event,
+            jurisdiction: event.data.jurisdiction,
+            companyNumber: event.data.companyNumber,
+            expiresAt,
+          },
+        },
+      })),
+    );
+  }
+
+  async list(clientId: string, query: EventQuery): Promise<EventPage> {
+    let startKey = query.cursor === undefined ? undefined : { pk: partition(clientId), sk: skOf(query.cursor) };
+    const filters: string[] = [];
+    const values: Record<string, unknown> = {
+      ':pk': partition(clientId),
+      ':since': `${PREFIX}${query.since.toISOString()}`,
+      ':until': query.until ? `${PREFIX}${query.until.toISOString()}~` : END,
+    };
+    const names: Record<string, string> = {};
+    for (const [field, value] of [
+      ['type', query.type],
+      ['block', query.block],
+      ['jurisdiction', query.jurisdiction],
+      ['companyNumber', query.companyNumber],
+    ] as const) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      filters.push(`#${field} = :${field}`);
+    }
+    const items: ClientEvent[] = [];
+    let read = 0;
+    do {
+      const result = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :since AND :until',
+          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+          ScanIndexForward: false,
+          Limit: query.limit - items.length,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      read += result.ScannedCount ?? 0;
+      items.push(...((result.Items ?? []) as Array<Record<string, unknown>>).map(eventOf));
+      startKey = result.LastEvaluatedKey as typeof startKey;
+    } while (startKey && items.length < query.limit && read < READ_BUDGET);
+    // A page cut short by the read budget still says where to go on, so nothing is skipped.
+    return startKey ? { items, nextCursor: encodeCursor({ before: startKey.sk }) } : { items };
+  }
+}
+
+function eventOf(item: Record<string, unknown>): ClientEvent {
+  const { id, type, apiVersion, occurredAt, idempotencyKey, block, data } = item as unknown as ClientEvent;
+  return { id, type, apiVersion, occurredAt, idempotencyKey, block, data };
+}
+
+function skOf(cursor: string): string {
+  const position = decodeCursor(cursor, () => new InvalidEventCursorError());
+  if (typeof position.before !== 'string' || !EVENT_SK.test(position.before)) throw new InvalidEventCursorError();
+  return position.before;
+}

@@ -1,0 +1,108 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventIdOf } from '../../../shared/events/client-events';
+import { DynamoClientEventStore } from '../../../shared/events/dynamo-client-events';
+import { createEventsEndpoint } from '../../../shared/events/events-endpoint';
+import { HttpError } from '../../../shared/http/errors';
+import { problem } from '../../../shared/http/responses';
+import type { HttpResponse } from '../../../shared/http/types';
+import { eventsTable } from '../../../shared/storage/tables';
+import type { WebhookEnvelope } from '../../../shared/webhooks/events';
+import { createTestTables } from '../../support/dynamo';
+import { httpRequest } from '../../support/http-fixtures';
+
+const now = new Date();
+const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
+let store: DynamoClientEventStore;
+let endpoint: ReturnType<typeof createEventsEndpoint>;
+
+const event = (
+  minutesAgo: number,
+  fields: Partial<WebhookEnvelope> & { company?: string; jurisdiction?: 'GB' | 'IE' } = {},
+): WebhookEnvelope => {
+  const { company = '01234567', jurisdiction = 'GB', ...rest } = fields;
+  return {
+    type: 'profile.changed',
+    apiVersion: 'v1',
+    occurredAt: ago(minutesAgo),
+    idempotencyKey: `profile.changed:${jurisdiction}:${company}:overview:v${1000 - minutesAgo}`,
+    block: 'overview',
+    data: { jurisdiction, companyNumber: company },
+    ...rest,
+  };
+};
+
+const events = [
+  event(50),
+  event(40, { type: 'profile.early_signal.detected', block: 'earlySignals', idempotencyKey: 'early_signal:GB:01234567:s1:active' }),
+  event(30, { company: '123', jurisdiction: 'IE' }),
+  event(20, { block: 'riskOfFailure', idempotencyKey: 'profile.changed:GB:01234567:riskOfFailure:v9' }),
+  event(10, { company: 'SC123456' }),
+];
+
+async function get(query: string, clientId = 'cli_events'): Promise<HttpResponse> {
+  try {
+    return await endpoint(httpRequest({ path: '/v1/events', query }), { clientId, tokenId: 't', expiresAt: 2_000_000_000 });
+  } catch (error) {
+    if (error instanceof HttpError) return problem(error);
+    throw error;
+  }
+}
+const idsOf = (response: HttpResponse) =>
+  (response.body as { items: Array<{ idempotencyKey: string }> }).items.map((item) => item.idempotencyKey);
+const keysOf = (...indexes: number[]) => indexes.map((index) => events[index]?.idempotencyKey);
+
+beforeAll(async () => {
+  const tables = await createTestTables([eventsTable]);
+  store = new DynamoClientEventStore(tables.doc, tables.names.events as string);
+  endpoint = createEventsEndpoint({ events: store, clock: () => now });
+  for (const each of events) await store.recordFor(['cli_events', 'cli_other'], each);
+  await store.recordFor(['cli_events'], events[0] as WebhookEnvelope);
+  await store.recordFor(['cli_elsewhere'], event(5, { company: '07654321' }));
+});
+
+describe('GET /v1/events', () => {
+  it("lists the client's own events newest first, each with the webhook's envelope and a stable id, written once however often recorded", async () => {
+    const response = await get('');
+    expect(response.status).toBe(200);
+    expect(idsOf(response)).toEqual(keysOf(4, 3, 2, 1, 0));
+    const body = response.body as { items: unknown[]; nextCursor: string | null };
+    expect(body.items[4]).toEqual({ id: eventIdOf(events[0]?.idempotencyKey as string), ...events[0] });
+    expect(body.nextCursor).toBeNull();
+  });
+
+  it('pages with limit and cursor, and filters by type, block, jurisdiction, company and time', async () => {
+    const first = await get('limit=2');
+    const next = (first.body as { nextCursor: string }).nextCursor;
+    expect(idsOf(first)).toEqual(keysOf(4, 3));
+    expect(idsOf(await get(`limit=2&cursor=${encodeURIComponent(next)}`))).toEqual(keysOf(2, 1));
+    expect(idsOf(await get('type=profile.early_signal.detected'))).toEqual(keysOf(1));
+    expect(idsOf(await get('block=riskOfFailure'))).toEqual(keysOf(3));
+    expect(idsOf(await get('jurisdiction=ie'))).toEqual(keysOf(2));
+    expect(idsOf(await get('companyNumber=1234567&jurisdiction=GB'))).toEqual(keysOf(3, 1, 0));
+    expect(idsOf(await get('companyNumber=sc123456'))).toEqual(keysOf(4));
+    expect(idsOf(await get(`since=${ago(35)}&until=${ago(15)}`))).toEqual(keysOf(3, 2));
+    expect(idsOf(await get(`until=${ago(20)}`))).toEqual(keysOf(3, 2, 1, 0));
+  });
+
+  it('refuses a bad parameter with a 400 naming it', async () => {
+    for (const [query, code, parameter] of [
+      ['type=profile.deleted', 'invalid_type', 'type'],
+      ['block=secrets', 'invalid_block', 'block'],
+      ['jurisdiction=FR', 'invalid_jurisdiction', 'jurisdiction'],
+      ['companyNumber=12345', 'jurisdiction_required', 'jurisdiction'],
+      ['companyNumber=not-a-number&jurisdiction=GB', 'invalid_company_number', 'companyNumber'],
+      ['since=yesterday', 'invalid_since', 'since'],
+      [`since=${ago(31 * 24 * 60)}`, 'invalid_since', 'since'],
+      [`since=${ago(-60)}`, 'invalid_since', 'since'],
+      [`since=${ago(10)}&until=${ago(20)}`, 'invalid_until', 'until'],
+      ['until=2026-02-30T00:00:00Z', 'invalid_until', 'until'],
+      ['cursor=bm90LW91cnM', 'invalid_cursor', 'cursor'],
+      ['limit=0', 'invalid_limit', 'limit'],
+      ['type=profile.changed&type=profile.changed', 'invalid_type', 'type'],
+    ] as const) {
+      const response = await get(query);
+      expect(response.status, query).toBe(400);
+      expect(response.body, query).toMatchObject({ error: code, parameter });
+    }
+  });
+});
