@@ -155,6 +155,33 @@ describe('the workspace in a browser', () => {
     await page.locator('.badge', { hasText: 'Active' }).first().waitFor();
   });
 
+  it("narrows the endpoint's events with filters, kept across a reload, and removes them", async () => {
+    await page.getByLabel('Ireland').uncheck();
+    await page.getByLabel('Early signal updated').uncheck();
+    await page.getByRole('button', { name: 'Save filters' }).click();
+    await page.getByText('Filters saved.').waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Save filters' }).waitFor();
+
+    expect(await page.getByLabel('Ireland').isChecked()).toBe(false);
+    expect(await page.getByLabel('Early signal updated').isChecked()).toBe(false);
+    expect(await page.getByLabel('Great Britain').isChecked()).toBe(true);
+    await page.getByLabel('Only these companies').fill('GB:nonsense');
+    await page.getByRole('button', { name: 'Save filters' }).click();
+    await page.getByRole('alert').filter({ hasText: 'not a GB company number' }).waitFor();
+    await page.getByLabel('Only these companies').fill('');
+    await page.getByLabel('Ireland').check();
+    await page.getByLabel('Early signal updated').check();
+    await page.getByRole('button', { name: 'Save filters' }).click();
+    await page.getByText('Filters removed: every event is sent.').waitFor();
+  });
+
+  it('recovers the failed deliveries of a chosen period', async () => {
+    await page.getByLabel('Failed in').selectOption({ label: 'the last 7 days' });
+    await page.getByRole('button', { name: 'Recover' }).click();
+    await page.getByText(/No delivery ended without success in that time|queued again with their original ids/).waitFor();
+  });
+
   it('finds a watched company and shows its profile readably', async () => {
     await page.getByRole('link', { name: 'Watched companies' }).click();
     await heading('Watched companies').waitFor();

@@ -64,7 +64,7 @@ export const api = {
   webhooks: () => call<Page<Subscription>>('GET', '/webhooks?limit=100'),
   webhook: (id: string) => call<RevealedSubscription>('GET', `/webhooks/${encodeURIComponent(id)}`),
   createWebhook: (name: string, url: string) => call<RevealedSubscription>('POST', '/webhooks', { name, url }),
-  changeWebhook: (id: string, change: { name?: string; url?: string; status?: 'ACTIVE' | 'DISABLED' }) =>
+  changeWebhook: (id: string, change: { name?: string; url?: string; status?: 'ACTIVE' | 'DISABLED'; filters?: Subscription['filters'] }) =>
     call<RevealedSubscription>('PATCH', `/webhooks/${encodeURIComponent(id)}`, change),
   deleteWebhook: (id: string) => call<void>('DELETE', `/webhooks/${encodeURIComponent(id)}`),
   rotateSecret: (id: string) => call<RevealedSubscription>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`),

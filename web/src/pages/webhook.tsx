@@ -4,6 +4,7 @@ import { DeliveriesChart } from '../chart';
 import { CopyButton, errorText, PageTitle, Status, useAsync } from '../components';
 import { when } from '../format';
 import { navigate } from '../router';
+import { FiltersForm } from './filters';
 import { Recover } from './recover';
 import { Health } from './webhooks';
 
@@ -100,6 +101,16 @@ export function WebhookPage({ id }: { id: string }) {
             Delete
           </button>
         </p>
+      </section>
+
+      <section aria-labelledby="filters">
+        <h2 id="filters">Filters</h2>
+        <FiltersForm
+          subscription={subscription}
+          onSave={(filters) =>
+            act(() => api.changeWebhook(id, { filters }), filters ? 'Filters saved.' : 'Filters removed: every event is sent.')
+          }
+        />
       </section>
 
       <Recover id={id} active={active} />
