@@ -26,6 +26,8 @@ export interface LocalPaths {
   readonly runtime: string;
   /** Stream positions, one file per stream, so a restart neither replays nor skips. */
   readonly streamCheckpoints: string;
+  /** The local queues' journal: their messages outlive a crash of the runtime. */
+  readonly queueJournal: string;
 }
 
 export function localPaths(dataDir: string = defaultDataDir()): LocalPaths {
@@ -39,6 +41,7 @@ export function localPaths(dataDir: string = defaultDataDir()): LocalPaths {
     demoClient: join(root, 'demo-client.json'),
     runtime: join(root, 'runtime.json'),
     streamCheckpoints: join(root, 'stream-checkpoints'),
+    queueJournal: join(root, 'queues.jsonl'),
   };
 }
 

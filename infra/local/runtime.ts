@@ -194,7 +194,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       env[def.envVar] = name;
     }
 
-    const sqs = await startLocalSqs({ region });
+    // In memory, the queues keep nothing either: a test's runtime starts empty.
+    const sqs = await startLocalSqs({ region, ...(options.inMemory ? {} : { journalFile: paths.queueJournal }) });
     cleanups.push(() => sqs.stop());
     const sqsClient = createSqsClient(sqs.endpoint, region);
     cleanups.push(() => sqsClient.destroy());
