@@ -8,7 +8,8 @@ import { BENCH_SCALES, type BenchModule, type BenchScale, createBenchContext } f
 
 /**
  * npm run bench [-- <filter>...]: runs every test/bench/*.bench.ts (or those whose file or name
- * contains a filter) against one in-memory DynamoDB Local, and prints a table per benchmark.
+ * contains a filter) against one in-memory DynamoDB Local, and prints a table per benchmark. A soak
+ * (soak*.bench.ts) runs for many minutes: only when a filter names it.
  * BENCH_SCALE=small (default) or full picks the data sizes.
  */
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -25,7 +26,7 @@ function selectedFiles(filters: readonly string[]): string[] {
   const files = readdirSync(benchDir)
     .filter((file) => file.endsWith(SUFFIX))
     .sort();
-  if (filters.length === 0) return files;
+  if (filters.length === 0) return files.filter((file) => !file.startsWith('soak'));
   const wanted = filters.map((filter) => filter.toLowerCase());
   return files.filter((file) => wanted.some((filter) => basename(file, SUFFIX).toLowerCase().includes(filter)));
 }
