@@ -15,7 +15,7 @@ export interface JournaledQueue {
   readonly name: string;
   messages: JournaledMessage[];
   delayedMessages: JournaledMessage[];
-  readonly inflightMessages: Map<string, { message: JournaledMessage; visibilityDeadline: number }>;
+  readonly inflightMessages: Map<string, { message: JournaledMessage }>;
   enqueue(message: JournaledMessage): void;
   dequeue(maxCount: number, visibilityTimeoutOverride?: number, dlqResolver?: unknown): Array<{ ReceiptHandle: string }>;
   deleteMessage(receiptHandle: string): boolean;
@@ -25,7 +25,7 @@ export interface JournaledQueue {
 
 type Line =
   | { readonly op: 'put'; readonly q: string; readonly m: JournaledMessage }
-  | { readonly op: 'recv'; readonly id: string; readonly n: number; readonly first?: number; readonly until: number }
+  | { readonly op: 'recv'; readonly id: string; readonly n: number; readonly first?: number }
   | { readonly op: 'vis'; readonly id: string; readonly until: number }
   | { readonly op: 'del'; readonly id: string }
   | { readonly op: 'purge'; readonly q: string };
@@ -33,7 +33,7 @@ type Line =
 interface Live {
   queue: string;
   message: JournaledMessage;
-  /** Hidden until then: in flight at the crash, or delayed. */
+  /** Hidden until then: sent with a delay, or a retry put off by ChangeMessageVisibility. */
   until?: number;
 }
 
@@ -44,8 +44,9 @@ const COMPACT_AT_BYTES = 64 * 2 ** 20;
  * The local queues' write-ahead journal, so that they keep SQS's promise across a crash of the
  * runtime (kill -9 included): every change to a message is appended, synchronously, before fauxqs
  * answers the request that made it, so a client that got its answer can rely on it. At start the
- * journal is replayed: a message in flight comes back when its visibility would have ended (a retry
- * scheduled for hours keeps its hour), a delayed one keeps its delay, receive counts are kept, a
+ * journal is replayed: a message put off by ChangeMessageVisibility comes back when it was due (a
+ * retry scheduled for hours keeps its hour), one merely in flight comes back at once (its consumer
+ * died with the runtime), a delayed one keeps its delay, receive counts are kept, a
  * message moved to a dead-letter queue stays there and a deleted one is gone.
  */
 export class QueueJournal {
@@ -94,7 +95,6 @@ export class QueueJournal {
           id: message.messageId,
           n: message.approximateReceiveCount,
           ...(message.approximateFirstReceiveTimestamp ? { first: message.approximateFirstReceiveTimestamp } : {}),
-          until: entry.visibilityDeadline,
         });
       }
       return received;
@@ -140,7 +140,9 @@ export class QueueJournal {
         if (!entry) return;
         entry.message.approximateReceiveCount = line.n;
         if (line.first !== undefined) entry.message.approximateFirstReceiveTimestamp = line.first;
-        entry.until = line.until;
+        // Its consumer dies with the runtime: after a restart it is handed out again at once, not
+        // when the visibility timeout would have ended (which only guards a consumer still at work).
+        entry.until = undefined;
         return;
       }
       case 'vis': {
