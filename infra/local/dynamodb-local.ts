@@ -9,6 +9,8 @@ import { forgetEngine, recordEngine, stopStaleEngine } from './engine-pidfile';
 export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly port: number;
+  /** Settles when the Java process ends, however it ends. */
+  readonly exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -135,11 +137,13 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
     process.removeListener('exit', killOnExit);
     forgetEngine(options.workDir, child.pid);
   });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const endpoint = `http://127.0.0.1:${port}`;
   await waitUntilListening(endpoint, child, () => log);
   return {
     endpoint,
     port,
+    exited,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -150,5 +154,60 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
         });
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** Restarts of a dying engine allowed within a minute before the runtime gives up on it. */
+const RESTARTS_PER_MINUTE = 3;
+
+export interface SupervisionOptions {
+  /** Told each time the engine died and was started again. */
+  readonly onRestart: (restarts: number) => void;
+  /** The engine keeps dying, or cannot start again, or its data was in memory: the runtime cannot go on. */
+  readonly onGiveUp: (reason: string) => void;
+}
+
+/**
+ * DynamoDB Local that is started again, on the same port and data folder, when its Java process dies
+ * while the runtime runs: its data is on disk, so requests work again within seconds, instead of the
+ * runtime answering 500 to everything. An engine in memory has lost its data when it dies, and one
+ * that dies again and again will not recover by itself: then the runtime is told to stop.
+ */
+export async function startSupervisedDynamoDbLocal(options: DynamoDbLocalOptions, supervision: SupervisionOptions): Promise<DynamoDbLocal> {
+  let engine = await startDynamoDbLocal(options);
+  const port = engine.port;
+  let stopping = false;
+  const restarts: number[] = [];
+  const watch = (current: DynamoDbLocal): void => {
+    void current.exited.then(async () => {
+      if (stopping) return;
+      if (!options.dataDir) return supervision.onGiveUp('DynamoDB Local stopped, and its data was in memory: it is gone');
+      const now = Date.now();
+      restarts.push(now);
+      while ((restarts[0] as number) < now - 60_000) restarts.shift();
+      if (restarts.length > RESTARTS_PER_MINUTE) {
+        return supervision.onGiveUp(`DynamoDB Local stopped ${restarts.length} times within a minute`);
+      }
+      try {
+        engine = await startDynamoDbLocal({ ...options, port });
+      } catch (error) {
+        return supervision.onGiveUp(`DynamoDB Local stopped and could not start again: ${(error as Error).message}`);
+      }
+      if (stopping) return void engine.stop();
+      supervision.onRestart(restarts.length);
+      watch(engine);
+    });
+  };
+  watch(engine);
+  return {
+    endpoint: engine.endpoint,
+    port,
+    get exited() {
+      return engine.exited;
+    },
+    stop: () => {
+      stopping = true;
+      return engine.stop();
+    },
   };
 }

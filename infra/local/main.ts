@@ -98,7 +98,15 @@ async function main(): Promise<number> {
   });
 
   const started = performance.now();
-  const runtime = await startLocalRuntime({ dataDir, inMemory: values['in-memory'] === true, seedDemoData: true });
+  const runtime = await startLocalRuntime({
+    dataDir,
+    inMemory: values['in-memory'] === true,
+    seedDemoData: true,
+    onFatal: (message) => {
+      console.error(message);
+      shutdown(1);
+    },
+  });
   if (exitCode === undefined) console.log(banner(runtime, (performance.now() - started) / 1000, values['in-memory'] === true));
 
   await stopRequested;

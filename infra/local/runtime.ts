@@ -8,7 +8,7 @@ import { functions } from '../catalogue';
 import { ensureTable } from '../operations/storage/create-tables';
 import { type DemoClient, runStartupHooks } from './bootstrap';
 import { DEMO_PERSON_EMAIL, inviteDemoPerson } from './demo-person';
-import { startDynamoDbLocal } from './dynamodb-local';
+import { startSupervisedDynamoDbLocal } from './dynamodb-local';
 import { startLocalEventSources } from './event-sources';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionEnvironment, settingsFrom } from './function-environment';
@@ -39,6 +39,8 @@ export interface LocalRuntimeOptions {
   readonly queueWaitSeconds?: number;
   readonly log?: (line: string) => void;
   readonly logError?: (message: string, error: unknown) => void;
+  /** The runtime cannot go on (its DynamoDB Local keeps dying): npm start stops with this message. */
+  readonly onFatal?: (message: string) => void;
   /**
    * The environment the operator started the runtime in: PORT, BUREAU_DYNAMODB_PORT, AWS_REGION,
    * the demo client's fixed credentials, the settings handed on to the functions, and BUREAU_CALL_LOG,
@@ -175,12 +177,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const settings = settingsFrom(environment);
     if (options.quiet && !settings.POWERTOOLS_LOG_LEVEL) settings.POWERTOOLS_LOG_LEVEL = 'WARN';
 
-    const dynamo = await startDynamoDbLocal({
-      workDir: paths.work,
-      dataDir: options.inMemory ? undefined : paths.dynamodb,
-      port: dynamoPort,
-      log,
-    });
+    const dynamo = await startSupervisedDynamoDbLocal(
+      { workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort, log },
+      {
+        onRestart: (restarts) =>
+          log(`DynamoDB Local stopped unexpectedly; started it again on the same data (${restarts} in the last minute).`),
+        onGiveUp: (reason) =>
+          (options.onFatal ?? ((message) => (options.logError ?? console.error)(message, undefined)))(`${reason}. Stopping.`),
+      },
+    );
     cleanups.push(() => dynamo.stop());
 
     const env: Record<string, string> = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint };

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } fro
  * the same data folder: every (event, subscription) is delivered, always under its one webhook-id.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'bureau-crash-'));
-const WATCHERS = 2500;
+const WATCHERS = 1500;
 const COMPANY = '16400001';
 let runtime: ChildProcess | undefined;
 let receiver: WebhookReceiver;
@@ -206,5 +206,26 @@ describe('the local runtime killed with SIGKILL', () => {
     const attempts = await receiver.waitFor((delivery) => delivery.path === '/demo' && delivery.body.includes(`"${event}"`), 2, 90_000);
     expect(new Set(attempts.map((delivery) => delivery.headers['webhook-id']))).toEqual(new Set([deliveryIdOf(event, demoSubscription)]));
     await everyoneHas(event, 120_000);
+  }, 240_000);
+
+  it('DynamoDB Local killed under the running runtime: started again on its data, the API answers again and nothing is lost', async () => {
+    receiver.respondWith(() => ({ status: 200 }));
+    const info = readRuntimeInfo(dataDir);
+    const port = new URL(info?.dynamodbEndpoint as string).port;
+    expect(spawnSync('pkill', ['-9', '-f', `LoopbackDynamoDbLocal.java -port ${port} `]).status).toBe(0);
+    const demo = JSON.parse(readFileSync(localPaths(dataDir).demoClient, 'utf8')) as { clientId: string; clientSecret: string };
+    const tokenStatus = async () =>
+      (
+        await fetch(`${info?.baseUrl}/v1/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret }),
+        })
+      ).status;
+    const deadline = Date.now() + 60_000;
+    while ((await tokenStatus()) !== 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(await tokenStatus()).toBe(200);
+    await everyoneHas(await change(), 120_000);
   }, 240_000);
 });
