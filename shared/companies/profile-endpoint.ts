@@ -1,10 +1,9 @@
 import type { ProtectedHandler } from '../auth/protect';
-import { badRequest, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { json } from '../http/responses';
 import { BusinessMetric, count } from '../observability/metrics';
-import { AmbiguousCompanyNumberError, InvalidCompanyNumberError, type ParsedCompanyNumber, parseCompanyNumber } from './numbers';
 import { CompanyNotFoundError, fetchAndWatch, type ProfileServiceDeps } from './profile-service';
-import { jurisdictionParam } from './request-params';
+import { companyNumberOf, jurisdictionParam } from './request-params';
 
 /** Clients may keep a copy but must revalidate it (ETag) before each use. */
 const CACHE_CONTROL = 'private, no-cache';
@@ -21,25 +20,10 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
   return false;
 }
 
-function companyNumberParam(raw: string, query: URLSearchParams): ParsedCompanyNumber {
-  try {
-    return parseCompanyNumber(raw, jurisdictionParam(query));
-  } catch (error) {
-    if (error instanceof InvalidCompanyNumberError)
-      throw badRequest('invalid_company_number', error.message, { parameter: 'companyNumber' });
-    if (error instanceof AmbiguousCompanyNumberError) {
-      throw badRequest('jurisdiction_required', `${error.message}: pass jurisdiction=GB or jurisdiction=IE.`, {
-        parameter: 'jurisdiction',
-      });
-    }
-    throw error;
-  }
-}
-
 /** GET /v1/profile/{companyNumber}?jurisdiction=; may start before the rate limit answers (it undoes its watch if refused). */
 export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandler {
   return async (request, principal, admitted) => {
-    const { jurisdiction, companyNumber } = companyNumberParam(request.pathParameters.companyNumber ?? '', request.query);
+    const { jurisdiction, companyNumber } = companyNumberOf(request.pathParameters.companyNumber ?? '', jurisdictionParam(request.query));
     let fetched: Awaited<ReturnType<typeof fetchAndWatch>>;
     try {
       fetched = await fetchAndWatch(deps, principal.clientId, jurisdiction, companyNumber, admitted);

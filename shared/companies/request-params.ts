@@ -1,4 +1,5 @@
 import { badRequest } from '../http/errors';
+import { AmbiguousCompanyNumberError, InvalidCompanyNumberError, type ParsedCompanyNumber, parseCompanyNumber } from './numbers';
 import type { Jurisdiction } from './profile';
 import { JURISDICTIONS } from './profile';
 
@@ -50,4 +51,20 @@ export function limitParam(query: URLSearchParams): number {
     });
   }
   return limit;
+}
+
+/** A company number as a client wrote it, read in the jurisdiction given; a refusal names the parameter. */
+export function companyNumberOf(raw: string, jurisdiction: Jurisdiction | undefined): ParsedCompanyNumber {
+  try {
+    return parseCompanyNumber(raw, jurisdiction);
+  } catch (error) {
+    if (error instanceof InvalidCompanyNumberError)
+      throw badRequest('invalid_company_number', error.message, { parameter: 'companyNumber' });
+    if (error instanceof AmbiguousCompanyNumberError) {
+      throw badRequest('jurisdiction_required', `${error.message}: pass jurisdiction=GB or jurisdiction=IE.`, {
+        parameter: 'jurisdiction',
+      });
+    }
+    throw error;
+  }
 }

@@ -1,7 +1,6 @@
 import type { ProtectedHandler } from '../auth/protect';
-import { AmbiguousCompanyNumberError, InvalidCompanyNumberError, parseCompanyNumber } from '../companies/numbers';
 import { BLOCK_NAMES, type BlockName } from '../companies/profile';
-import { jurisdictionParam, limitParam, singleParam } from '../companies/request-params';
+import { companyNumberOf, jurisdictionParam, limitParam, singleParam } from '../companies/request-params';
 import { badRequest } from '../http/errors';
 import { parseInstant } from '../http/instant';
 import { json } from '../http/responses';
@@ -40,22 +39,7 @@ export function eventQueryOf(query: URLSearchParams, now: Date): EventQuery {
   const block = oneOf<BlockName>(query, 'block', BLOCK_NAMES);
   const jurisdiction = jurisdictionParam(query);
   const numberText = singleParam(query, 'companyNumber', 'invalid_company_number');
-  let companyNumber: string | undefined;
-  if (numberText !== undefined) {
-    try {
-      const parsed = parseCompanyNumber(numberText, jurisdiction);
-      companyNumber = parsed.companyNumber;
-    } catch (error) {
-      if (error instanceof InvalidCompanyNumberError)
-        throw badRequest('invalid_company_number', error.message, { parameter: 'companyNumber' });
-      if (error instanceof AmbiguousCompanyNumberError) {
-        throw badRequest('jurisdiction_required', `${error.message}: pass jurisdiction=GB or jurisdiction=IE.`, {
-          parameter: 'jurisdiction',
-        });
-      }
-      throw error;
-    }
-  }
+  const companyNumber = numberText === undefined ? undefined : companyNumberOf(numberText, jurisdiction).companyNumber;
   const oldest = new Date(now.getTime() - EVENT_DAYS * DAY_MS);
   const since = instantParam(query, 'since') ?? oldest;
   const until = instantParam(query, 'until');

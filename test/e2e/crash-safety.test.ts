@@ -147,7 +147,9 @@ beforeAll(async () => {
   for (let start = 0; start < items.length; start += 25) {
     const chunk = items.slice(start, start + 25);
     const byTable: Record<string, Array<{ PutRequest: { Item: Record<string, unknown> } }>> = {};
-    for (const { table, item } of chunk) (byTable[table] ??= []).push({ PutRequest: { Item: item } });
+    for (const { table, item } of chunk) {
+      byTable[table] = [...(byTable[table] ?? []), { PutRequest: { Item: item } }];
+    }
     await doc.send(new BatchWriteCommand({ RequestItems: byTable }));
   }
 }, 180_000);

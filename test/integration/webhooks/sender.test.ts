@@ -150,7 +150,9 @@ describe('the sender', () => {
       expect(outcome.kind).toBe('gone');
       expect(disabled?.status).toBe('DISABLED');
       expect(disabled?.disabledReason).toBe(`No delivery succeeded since ${start.toISOString()} (5 days).`);
-      expect((await store.activeSubscriptions([target.clientId])).get(target.clientId)?.map((active) => active.id) ?? []).not.toContain(target.id);
+      expect((await store.activeSubscriptions([target.clientId])).get(target.clientId)?.map((active) => active.id) ?? []).not.toContain(
+        target.id,
+      );
     } finally {
       now = start;
     }
