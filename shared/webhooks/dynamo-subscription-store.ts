@@ -40,6 +40,8 @@ const FILTERS_PREFIX = 'filters_';
 const filtersAttribute = (id: string) => `${FILTERS_PREFIX}${id}`;
 
 const UPDATE_ATTEMPTS = 3;
+/** Transactions that collide on a client's summary item: enough for ten subscriptions changing at once. */
+const CONFLICT_ATTEMPTS = 6;
 const SUBSCRIPTION_ID = /^wh_[A-Za-z0-9_-]{16}$/;
 
 const clientPk = (clientId: string) => `CLIENT#${clientId}`;
@@ -74,6 +76,40 @@ export function subscriptionOf(item: StoredSubscription): Subscription {
 
 const failedCondition = (error: unknown, index: number) =>
   error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
+const conflicted = (error: unknown) =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+/** Jittered, so changes that collided on a client's summary item do not collide again. */
+const conflictPause = (attempt: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+
+/** The subscription item's side of a change: its fields set, and what enabling or removing filters clears. */
+function subscriptionUpdate(changes: SubscriptionChanges, at: string) {
+  const { filters, ...rest } = changes;
+  const fields: Record<string, unknown> = { ...rest, ...(filters ? { filters } : {}), updatedAt: at };
+  const removed = [...(changes.status === 'ACTIVE' ? ['disabledReason', 'failingSince'] : []), ...(filters === null ? ['filters'] : [])];
+  const names = Object.keys(fields);
+  return {
+    UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''}`,
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: Object.fromEntries([...names, ...removed].map((name) => [`#${name}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value])),
+  };
+}
+
+/** The summary item's side of a change of filters (and of the status, when it changes with them). */
+function summaryUpdate(id: string, changes: SubscriptionChanges & { filters: SubscriptionFilters | null }) {
+  const set = changes.filters ? 'SET #filters = :filters' : 'REMOVE #filters';
+  const activeSet = changes.status === 'ACTIVE' ? ' ADD activeIds :ids' : changes.status === 'DISABLED' ? ' DELETE activeIds :ids' : '';
+  const values = {
+    ...(changes.filters ? { ':filters': changes.filters } : {}),
+    ...(activeSet ? { ':ids': new Set([id]) } : {}),
+  };
+  return {
+    UpdateExpression: `${set}${activeSet}`,
+    ExpressionAttributeNames: { '#filters': filtersAttribute(id) },
+    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+  };
+}
 
 /** Subscriptions in the webhooks table, under their client's partition. */
 export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionDirectory {
@@ -84,7 +120,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
 
   async create(subscription: Subscription): Promise<void> {
     try {
-      await this.doc.send(
+      await this.transact(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -157,23 +193,16 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
    */
   async update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription> {
     if (!SUBSCRIPTION_ID.test(id)) throw new SubscriptionNotFoundError(id);
+    const { filters } = changes;
+    if (filters !== undefined) return this.updateWithFilters(clientId, id, { ...changes, filters }, at);
     if (changes.status === 'ACTIVE') await this.changeActiveSet(clientId, id, 'ADD');
-    // The fan-out's copy first: for a moment it may filter by what GET does not show yet, never the reverse for long.
-    if (changes.filters !== undefined) await this.changeSummaryFilters(clientId, id, changes.filters);
-    const { filters, ...rest } = changes;
-    const fields: Record<string, unknown> = { ...rest, ...(filters ? { filters } : {}), updatedAt: at };
-    const removed = [...(changes.status === 'ACTIVE' ? ['disabledReason', 'failingSince'] : []), ...(filters === null ? ['filters'] : [])];
-    const names = Object.keys(fields);
     let updated: Subscription;
     try {
       const result = await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keyOf(clientId, id),
-          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: Object.fromEntries([...names, ...removed].map((name) => [`#${name}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value])),
+          ...subscriptionUpdate(changes, at),
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -189,14 +218,56 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
     return updated;
   }
 
-  private async changeSummaryFilters(clientId: string, id: string, filters: SubscriptionFilters | null): Promise<void> {
+  /**
+   * The fan-out's copy of the filters (and the active set, when the status changes too) in the same
+   * transaction as the subscription: two changes at once cannot leave it filtering by what GET does not show.
+   */
+  private async updateWithFilters(
+    clientId: string,
+    id: string,
+    changes: SubscriptionChanges & { filters: SubscriptionFilters | null },
+    at: string,
+  ): Promise<Subscription> {
+    try {
+      await this.transact(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: { TableName: this.tableName, Key: keyOf(clientId, id), ...subscriptionUpdate(changes, at) } },
+            { Update: { TableName: this.tableName, Key: { pk: clientPk(clientId), sk: COUNT_SK }, ...summaryUpdate(id, changes) } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (failedCondition(error, 0)) throw new SubscriptionNotFoundError(id);
+      throw error;
+    }
+    // A transaction returns no item: read it back, as it stands now.
+    const updated = await this.get(clientId, id);
+    if (!updated) throw new SubscriptionNotFoundError(id);
+    return updated;
+  }
+
+  /** Changes to one client's subscriptions meet on its summary item: one that collided there is tried again. */
+  private async transact(command: TransactWriteCommand): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.doc.send(command);
+        return;
+      } catch (error) {
+        if (!conflicted(error) || attempt === CONFLICT_ATTEMPTS) throw error;
+        await conflictPause(attempt);
+      }
+    }
+  }
+
+  private async copyFiltersToSummary(clientId: string, id: string, filters: SubscriptionFilters): Promise<void> {
     await this.doc.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { pk: clientPk(clientId), sk: COUNT_SK },
-        UpdateExpression: filters ? 'SET #filters = :filters' : 'REMOVE #filters',
+        UpdateExpression: 'SET #filters = :filters',
         ExpressionAttributeNames: { '#filters': filtersAttribute(id) },
-        ...(filters ? { ExpressionAttributeValues: { ':filters': filters } } : {}),
+        ExpressionAttributeValues: { ':filters': filters },
       }),
     );
   }
@@ -259,7 +330,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
       await Promise.all(
         activeItems.map(async (item) => {
           await this.changeActiveSet(item.clientId, item.id, 'ADD');
-          if (item.filters) await this.changeSummaryFilters(item.clientId, item.id, item.filters);
+          if (item.filters) await this.copyFiltersToSummary(item.clientId, item.id, item.filters);
         }),
       );
       onPage?.({ seen, active });
@@ -355,7 +426,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
   async delete(clientId: string, id: string): Promise<void> {
     if (!SUBSCRIPTION_ID.test(id)) throw new SubscriptionNotFoundError(id);
     try {
-      await this.doc.send(
+      await this.transact(
         new TransactWriteCommand({
           TransactItems: [
             { Delete: { TableName: this.tableName, Key: keyOf(clientId, id), ConditionExpression: 'attribute_exists(pk)' } },
