@@ -70,6 +70,7 @@ export class DynamoClientEventStore implements ClientEventStore {
       values[`:${field}`] = value;
       filters.push(`#${field} = :${field}`);
     }
+    const filtered = filters.length > 0;
     const items: ClientEvent[] = [];
     let read = 0;
     do {
@@ -77,10 +78,11 @@ export class DynamoClientEventStore implements ClientEventStore {
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :since AND :until',
-          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+          ...(filtered ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
           ScanIndexForward: false,
-          Limit: query.limit - items.length,
+          // A filter's Limit counts the items read, not those kept: a filtered page reads its whole budget in one request.
+          Limit: filtered ? READ_BUDGET - read : query.limit - items.length,
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
@@ -88,6 +90,11 @@ export class DynamoClientEventStore implements ClientEventStore {
       items.push(...((result.Items ?? []) as Array<Record<string, unknown>>).map(eventOf));
       startKey = result.LastEvaluatedKey as typeof startKey;
     } while (startKey && items.length < query.limit && read < READ_BUDGET);
+    if (items.length > query.limit) {
+      // More matched than the page holds: it ends at its last item, and the next page begins after it.
+      const page = items.slice(0, query.limit);
+      return { items: page, nextCursor: encodeCursor({ before: sortKey(page.at(-1) as ClientEvent) }) };
+    }
     // A page cut short by the read budget still says where to go on, so nothing is skipped.
     return startKey ? { items, nextCursor: encodeCursor({ before: startKey.sk }) } : { items };
   }

@@ -9,6 +9,11 @@ import { PROFILE_EVENT_TYPES } from '../webhooks/subscription-filters';
 import { type ClientEventStore, EVENT_DAYS, type EventQuery, InvalidEventCursorError } from './client-events';
 
 const DAY_MS = 24 * 3600 * 1000;
+/**
+ * A since this much older than the window is read as its start: a client's own "30 days ago" arrives a
+ * moment late, or from a clock a little behind, and still asks for everything kept.
+ */
+const SINCE_LEEWAY_MS = 3600 * 1000;
 
 function oneOf<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
   const value = singleParam(query, name, `invalid_${name}`);
@@ -41,20 +46,20 @@ export function eventQueryOf(query: URLSearchParams, now: Date): EventQuery {
   const numberText = singleParam(query, 'companyNumber', 'invalid_company_number');
   const companyNumber = numberText === undefined ? undefined : companyNumberOf(numberText, jurisdiction).companyNumber;
   const oldest = new Date(now.getTime() - EVENT_DAYS * DAY_MS);
-  const since = instantParam(query, 'since') ?? oldest;
+  const asked = instantParam(query, 'since') ?? oldest;
   const until = instantParam(query, 'until');
-  if (since.getTime() < oldest.getTime()) {
+  if (asked.getTime() < oldest.getTime() - SINCE_LEEWAY_MS) {
     throw badRequest(
       'invalid_since',
       `since must be within the last ${EVENT_DAYS} days (from ${oldest.toISOString()}): events are kept that long.`,
-      {
-        parameter: 'since',
-      },
+      { parameter: 'since' },
     );
   }
+  const since = asked.getTime() < oldest.getTime() ? oldest : asked;
   if (since.getTime() > now.getTime()) throw badRequest('invalid_since', 'since must not be in the future.', { parameter: 'since' });
-  if (until && until.getTime() < since.getTime())
-    throw badRequest('invalid_until', 'until must not be before since.', { parameter: 'until' });
+  if (until && until.getTime() < since.getTime()) {
+    throw badRequest('invalid_until', `until must not be before since (${since.toISOString()}).`, { parameter: 'until' });
+  }
   return {
     limit,
     since,

@@ -120,7 +120,16 @@ const cases: readonly Case[] = [
   ['profile: company number', (big) => api(`/v1/profile/${enc(big)}?jurisdiction=GB`)],
   ['profile: jurisdiction', (big) => api(`/v1/profile/15380840?jurisdiction=${enc(big)}`)],
   ['watches: cursor', (big) => api(`/v1/watches?cursor=${enc(big)}`)],
+  ...['cursor', 'type', 'block', 'jurisdiction', 'companyNumber', 'since', 'until'].map(
+    (parameter) => [`events: ${parameter}`, (big: string) => api(`/v1/events?${parameter}=${enc(big)}`)] as const,
+  ),
   ['webhooks: name', (big) => api('/v1/webhooks', 'POST', { name: big, url: 'https://hooks.example.com/in' })],
+  [
+    'webhooks: a filtered company',
+    (big) => api('/v1/webhooks', 'POST', { name: 'x', url: 'https://hooks.example.com/in', filters: { companies: [`GB:${big}`] } }),
+  ],
+  ['webhooks: a changed filter', (big) => api(`/v1/webhooks/${webhookId}`, 'PATCH', { filters: { blocks: [big] } })],
+  ['webhooks: a filter field', (big) => api(`/v1/webhooks/${webhookId}`, 'PATCH', { filters: { [big]: ['GB'] } })],
   ['webhooks: url', (big) => api('/v1/webhooks', 'POST', { name: 'x', url: `https://hooks.example.com/${big}` })],
   ['webhooks: list cursor', (big) => api(`/v1/webhooks?cursor=${enc(big)}`)],
   ['webhooks: id to read', (big) => api(`/v1/webhooks/${enc(big)}`)],
@@ -202,6 +211,7 @@ const cases: readonly Case[] = [
   ['workspace: company number', (big) => workspace(`companies/GB/${enc(big)}`)],
   ['workspace: webhook name', (big) => workspace('webhooks', 'POST', { name: big, url: 'https://hooks.example.com/in' })],
   ['workspace: webhook id', (big) => workspace(`webhooks/${enc(big)}`)],
+  ['workspace: a changed filter', (big) => workspace(`webhooks/${webhookId}`, 'PATCH', { filters: { eventTypes: [big] } })],
   ['workspace: webhook id for delivery stats', (big) => workspace(`webhooks/${enc(big)}/delivery-stats`)],
   ['workspace: delivery id to retry', (big) => workspace(`webhooks/${webhookId}/deliveries/${enc(big)}/retry`, 'POST')],
 ];
