@@ -155,17 +155,30 @@ describe('the workspace in a browser', () => {
     await page.locator('.badge', { hasText: 'Active' }).first().waitFor();
   });
 
-  it("narrows the endpoint's events with filters, kept across a reload, and removes them", async () => {
+  it("narrows the endpoint's events with filters, kept across a reload and shown in the list, and removes them", async () => {
+    const types = ['A block changed', 'Early signal detected', 'Early signal updated'];
+    for (const type of types) await page.getByLabel(type).uncheck();
+    await page.getByRole('button', { name: 'Save filters' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Tick at least one event type' }).waitFor();
+    await page.getByLabel('A block changed').check();
+    await page.getByLabel('Early signal detected').check();
     await page.getByLabel('Ireland').uncheck();
-    await page.getByLabel('Early signal updated').uncheck();
+    await page.getByLabel('Only these companies').fill('gb:1234567');
     await page.getByRole('button', { name: 'Save filters' }).click();
     await page.getByText('Filters saved.').waitFor();
+    expect(await page.getByLabel('Only these companies').inputValue(), 'as the API normalised it').toBe('GB:01234567');
     await page.reload();
     await page.getByRole('button', { name: 'Save filters' }).waitFor();
 
     expect(await page.getByLabel('Ireland').isChecked()).toBe(false);
     expect(await page.getByLabel('Early signal updated').isChecked()).toBe(false);
     expect(await page.getByLabel('Great Britain').isChecked()).toBe(true);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByText('Only: A block changed or Early signal detected; Great Britain; 1 company').waitFor();
+    await checkPage('webhooks-filtered');
+    await page.getByRole('link', { name: 'Local receiver' }).click();
+    await heading('Local receiver').waitFor();
+
     await page.getByLabel('Only these companies').fill('GB:nonsense');
     await page.getByRole('button', { name: 'Save filters' }).click();
     await page.getByRole('alert').filter({ hasText: 'not a GB company number' }).waitFor();
@@ -174,6 +187,10 @@ describe('the workspace in a browser', () => {
     await page.getByLabel('Early signal updated').check();
     await page.getByRole('button', { name: 'Save filters' }).click();
     await page.getByText('Filters removed: every event is sent.').waitFor();
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByText('Every event').waitFor();
+    await page.getByRole('link', { name: 'Local receiver' }).click();
+    await heading('Local receiver').waitFor();
   });
 
   it('recovers the failed deliveries of a chosen period', async () => {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Subscription } from '../api';
+import { Status } from '../components';
 
 type Filters = NonNullable<Subscription['filters']>;
 
@@ -21,25 +22,47 @@ const JURISDICTIONS = [
   ['IE', 'Ireland'],
 ] as const;
 
-/** Ticked boxes as a filter list: none ticked, or all, means no filter on that field. */
-function chosen<T extends string>(all: readonly (readonly [T, string])[], ticked: ReadonlySet<string>): T[] | undefined {
+const GROUPS = [
+  ['eventTypes', 'event type', EVENT_TYPES],
+  ['blocks', 'block', BLOCKS],
+  ['jurisdictions', 'register', JURISDICTIONS],
+] as const;
+
+/** The ticked values of a group; all of them ticked means no filter on that field. */
+function chosen(all: readonly (readonly [string, string])[], ticked: ReadonlySet<string>): string[] | undefined {
   const values = all.map(([value]) => value).filter((value) => ticked.has(value));
-  return values.length === 0 || values.length === all.length ? undefined : values;
+  return values.length === all.length ? undefined : values;
 }
 
-/** What to send: null when nothing narrows the events. */
-export function filtersFrom(ticked: ReadonlySet<string>, companiesText: string): Filters | null {
+/** What to send (null when nothing narrows the events), or why not: a group with nothing ticked would let no event through. */
+export function filtersFrom(ticked: ReadonlySet<string>, companiesText: string): { filters: Filters | null } | { problem: string } {
   const companies = companiesText
     .split(/[\s,]+/)
     .map((text) => text.trim())
     .filter(Boolean);
-  const filters = {
-    ...(chosen(EVENT_TYPES, ticked) ? { eventTypes: chosen(EVENT_TYPES, ticked) } : {}),
-    ...(chosen(BLOCKS, ticked) ? { blocks: chosen(BLOCKS, ticked) } : {}),
-    ...(chosen(JURISDICTIONS, ticked) ? { jurisdictions: chosen(JURISDICTIONS, ticked) } : {}),
-    ...(companies.length > 0 ? { companies } : {}),
-  } as Filters;
-  return Object.keys(filters).length === 0 ? null : filters;
+  const filters: Record<string, string[]> = {};
+  for (const [field, noun, options] of GROUPS) {
+    const values = chosen(options, ticked);
+    if (values?.length === 0)
+      return { problem: `Tick at least one ${noun}: with none, this endpoint would receive nothing (disable it instead).` };
+    if (values) filters[field] = values;
+  }
+  if (companies.length > 0) filters.companies = companies;
+  return { filters: Object.keys(filters).length === 0 ? null : (filters as Filters) };
+}
+
+/** One line for a list of endpoints: which events this one receives. */
+export function filtersSummary(filters: Subscription['filters']): string {
+  if (!filters) return 'Every event';
+  const labels = (options: readonly (readonly [string, string])[], values: readonly string[] | undefined) =>
+    values && options.filter(([value]) => values.includes(value)).map(([, label]) => label);
+  const parts = [
+    labels(EVENT_TYPES, filters.eventTypes)?.join(' or '),
+    labels(BLOCKS, filters.blocks)?.join(', '),
+    labels(JURISDICTIONS, filters.jurisdictions)?.join(' or '),
+    filters.companies && `${filters.companies.length} ${filters.companies.length === 1 ? 'company' : 'companies'}`,
+  ].filter(Boolean);
+  return `Only: ${parts.join('; ')}`;
 }
 
 function Boxes({
@@ -67,6 +90,7 @@ function Boxes({
 
 /** Which events the endpoint receives, among those of the companies the client watches. */
 export function FiltersForm({ subscription, onSave }: { subscription: Subscription; onSave: (filters: Filters | null) => void }) {
+  const [problem, setProblem] = useState<string>();
   const current = subscription.filters ?? {};
   const initially = new Set<string>([
     ...(current.eventTypes ?? EVENT_TYPES.map(([value]) => value)),
@@ -86,7 +110,9 @@ export function FiltersForm({ subscription, onSave }: { subscription: Subscripti
       aria-label="Filters"
       onSubmit={(event) => {
         event.preventDefault();
-        onSave(filtersFrom(ticked, companies));
+        const chosenFilters = filtersFrom(ticked, companies);
+        setProblem('problem' in chosenFilters ? chosenFilters.problem : undefined);
+        if ('filters' in chosenFilters) onSave(chosenFilters.filters);
       }}
     >
       <p class="hint">Untick what this endpoint does not need; everything ticked means every event.</p>
@@ -95,6 +121,7 @@ export function FiltersForm({ subscription, onSave }: { subscription: Subscripti
       <Boxes legend="Registers" options={JURISDICTIONS} ticked={ticked} toggle={toggle} />
       <label for="filter-companies">Only these companies (e.g. GB:15380840 IE:123456; empty for all)</label>
       <input id="filter-companies" value={companies} onInput={(e) => setCompanies(e.currentTarget.value)} />
+      <Status message={problem} tone="error" />
       <button type="submit" class="secondary">
         Save filters
       </button>

@@ -106,6 +106,8 @@ export function WebhookPage({ id }: { id: string }) {
       <section aria-labelledby="filters">
         <h2 id="filters">Filters</h2>
         <FiltersForm
+          // Saved filters come back normalised (gb:1234567 as GB:01234567): the form starts again from them.
+          key={JSON.stringify(subscription.filters)}
           subscription={subscription}
           onSave={(filters) =>
             act(() => api.changeWebhook(id, { filters }), filters ? 'Filters saved.' : 'Filters removed: every event is sent.')

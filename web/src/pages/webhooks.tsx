@@ -3,6 +3,7 @@ import { ApiError, api, type Subscription } from '../api';
 import { errorText, PageTitle, Status, useAsync } from '../components';
 import { when } from '../format';
 import { href, navigate } from '../router';
+import { filtersSummary } from './filters';
 
 export function Health({ subscription }: { subscription: Subscription }) {
   if (subscription.status === 'DISABLED') {
@@ -45,6 +46,7 @@ export function Webhooks() {
             <li key={subscription.id}>
               <a href={href('webhooks', subscription.id)}>{subscription.name}</a>
               <span class="url">{subscription.url}</span>
+              <span class="hint">{filtersSummary(subscription.filters)}</span>
               <Health subscription={subscription} />
             </li>
           ))}
