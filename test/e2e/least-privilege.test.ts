@@ -121,6 +121,10 @@ describe('every function, driven through its paths', () => {
     expect((await api('/v1/webhooks')).status).toBe(200);
     expect((await api(path)).status).toBe(200);
     expect((await api(path, { method: 'PATCH', body: { name: 'Least privilege, renamed' } })).status).toBe(200);
+    // Filters are written with the fan-out's copy in one transaction; GB still lets the change below through.
+    expect((await api(path, { method: 'PATCH', body: { filters: { jurisdictions: ['GB'] } } })).body.filters).toEqual({
+      jurisdictions: ['GB'],
+    });
     expect((await api(`${path}/rotate-secret`, { method: 'POST' })).status).toBe(200);
     expect((await api(`${path}/test`, { method: 'POST' })).status).toBe(202);
     const [tested] = await attemptsOf(subscription.id, 1);
@@ -221,6 +225,8 @@ describe('every function, driven through its paths', () => {
     expect((await send('GET', 'webhooks')).status).toBe(200);
     expect((await send('GET', hook)).status).toBe(200);
     expect((await send('PATCH', hook, { name: 'From the workspace, renamed' })).status).toBe(200);
+    expect((await send('PATCH', hook, { filters: { eventTypes: ['profile.changed'] } })).status).toBe(200);
+    expect((await send('PATCH', hook, { filters: null })).body.filters).toBeNull();
     expect((await send('POST', `${hook}/rotate-secret`)).status).toBe(200);
     expect((await send('POST', `${hook}/test`)).status).toBe(202);
     const [tested] = await attemptsOf(created.body.id, 1, () => send('GET', `${hook}/deliveries`));

@@ -108,6 +108,10 @@ describe('webhook subscriptions', () => {
       { id },
     );
     expect(bodyOf(changed).filters).toEqual({ blocks: ['riskOfFailure', 'earlySignals'] });
+    // A test event names no company, type or block that filters know: it is sent whatever they say.
+    const tested = await call('client-f', 'POST', `/v1/webhooks/${id}/test`, undefined, { id });
+    expect(tested.status).toBe(202);
+    expect(queued.at(-1)).toMatchObject({ subscriptionId: id, envelope: { type: 'webhook.test' } });
     const cleared = await call('client-f', 'PATCH', `/v1/webhooks/${id}`, { filters: null }, { id });
     expect(bodyOf(cleared).filters).toBeNull();
     expect(bodyOf(await register('client-f')).filters).toBeNull();
