@@ -192,7 +192,8 @@ function writeReport(
   context: BenchContext,
   result: { minutes: number; byMinute: Minute[]; expected: number; lost: number; received: number },
 ): void {
-  const rows = result.byMinute.map((minute) => ({
+  // The drain after the last minute has no traffic of its own: it is in the verdict, not the charts.
+  const rows = result.byMinute.filter((minute) => minute.api.length > 0).map((minute) => ({
     minute: minute.minute,
     deliveries: minute.deliveries,
     p50: round(stats(minute.latencies, 0.5)),
@@ -204,7 +205,7 @@ function writeReport(
     rssMb: round(minute.rssMb),
     heapMb: round(minute.heapMb),
   }));
-  const steady = rows.filter((row) => row.apiCalls > 0).slice(1);
+  const steady = rows.slice(1);
   const firstHalf = steady.slice(0, Math.max(1, Math.floor(steady.length / 2)));
   const secondHalf = steady.slice(Math.floor(steady.length / 2));
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);

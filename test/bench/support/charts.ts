@@ -9,7 +9,7 @@ export interface Series {
 
 const WIDTH = 900;
 const HEIGHT = 420;
-const MARGIN = { left: 70, right: 20, top: 40, bottom: 50 };
+const MARGIN = { left: 80, right: 20, top: 40, bottom: 50 };
 
 const niceMax = (value: number) => {
   if (value <= 0) return 1;
@@ -44,7 +44,7 @@ export function writeLineChart(file: string, title: string, yLabel: string, seri
     g.moveTo(MARGIN.left, py(y));
     g.lineTo(WIDTH - MARGIN.right, py(y));
     g.stroke();
-    g.fillText(String(Math.round(y * 10) / 10), 8, py(y) + 4);
+    g.fillText(String(Math.round(y * 10) / 10), 34, py(y) + 4);
   }
   for (let tick = 0; tick <= 6; tick++) {
     const x = (xMax * tick) / 6;
@@ -52,7 +52,7 @@ export function writeLineChart(file: string, title: string, yLabel: string, seri
   }
   g.fillText('minute', WIDTH / 2 - 20, HEIGHT - 12);
   g.save();
-  g.translate(20, HEIGHT / 2 + 40);
+  g.translate(16, HEIGHT / 2 + 40);
   g.rotate(-Math.PI / 2);
   g.fillText(yLabel, 0, 0);
   g.restore();
