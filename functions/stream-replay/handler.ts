@@ -2,8 +2,6 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { awsClient } from '../../shared/aws/clients';
-import { logger } from '../../shared/observability/logger';
-import { BusinessMetric, count } from '../../shared/observability/metrics';
 import { observed } from '../../shared/observability/middleware';
 import { type FanoutTask, fanoutQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, JsonQueue } from '../../shared/queues/sqs';
@@ -35,14 +33,7 @@ async function replayPointer(message: SQSRecord): Promise<void> {
   const batch = streamBatchOf(message.body);
   // Left to fail its way to the dead-letter queue, where an operator sees it.
   if (!batch) throw new Error(`Message ${message.messageId} is not a stream failure pointer`);
-  const result = await replay.replay(batch);
-  if (result.lost) {
-    count(BusinessMetric.streamRecordsLost, Math.max(1, batch.batchSize));
-    logger.error('stream records gone before they could be replayed', { ...batch });
-    return;
-  }
-  count(BusinessMetric.streamRecordsReplayed, result.records);
-  logger.info('stream batch replayed', { ...batch, records: result.records, events: result.events });
+  await replay.replay(batch);
 }
 
 export const handler = observed<SQSEvent, SQSBatchResponse>((event, context) =>

@@ -62,7 +62,7 @@ export async function startLocalEventSources(options: LocalEventSourceOptions): 
           sendFailure: async (pointer) => {
             await options.sqs.send(new SendMessageCommand({ QueueUrl: failures.queueUrl, MessageBody: JSON.stringify(pointer) }));
           },
-          functionName: spec.id,
+          functionName: target.functionName,
           batchSize: source.batchSize,
           maxRetryAttempts: source.maxRetryAttempts,
           bisectBatchOnFunctionError: source.bisectBatchOnError,

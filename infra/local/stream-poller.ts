@@ -13,6 +13,7 @@ import {
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { toLambdaRecord } from '../../shared/aws/stream-records';
 import type { StreamFailurePointer } from '../../shared/webhooks/stream-failure';
+import { LOCAL_ACCOUNT_ID } from './functions';
 import { CheckpointFile } from './stream-checkpoints';
 
 export interface StreamPollerOptions {
@@ -166,16 +167,26 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
     }
   }
 
+  /** The records of a batch the function is invoked with: those the filter lets through. */
+  const handedOver = (records: _Record[]): _Record[] =>
+    options.filter ? records.filter((record) => options.filter?.(toLambdaRecord(record, options.streamArn, region))) : records;
+
+  /**
+   * Like Lambda's, the pointer names the records the function was handed (those the filter let
+   * through), so its batch size is how many changes a replay owes; times are to the second, as
+   * Lambda writes them for a DynamoDB stream.
+   */
   async function sendToFailureDestination(shardId: string, batch: PendingBatch): Promise<void> {
-    const first = batch.records[0] as _Record;
-    const last = batch.records[batch.records.length - 1] as _Record;
-    const arrival = (record: _Record) => record.dynamodb?.ApproximateCreationDateTime?.toISOString();
+    const invoked = handedOver(batch.records);
+    const first = invoked[0] as _Record;
+    const last = invoked[invoked.length - 1] as _Record;
+    const arrival = (record: _Record) => record.dynamodb?.ApproximateCreationDateTime?.toISOString().replace(/\.\d{3}Z$/, 'Z');
     const pointer: StreamFailurePointer = {
       version: '1.0',
       timestamp: new Date().toISOString(),
       requestContext: {
         requestId: randomUUID(),
-        functionArn: `arn:aws:lambda:${region}:000000000000:function:${options.functionName ?? 'local'}`,
+        functionArn: `arn:aws:lambda:${region}:${LOCAL_ACCOUNT_ID}:function:${options.functionName ?? 'local'}`,
         condition: 'RetryAttemptsExhausted',
         approximateInvokeCount: batch.attempts,
       },
@@ -186,13 +197,13 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
         endSequenceNumber: sequenceOf(last),
         ...(arrival(first) ? { approximateArrivalOfFirstRecord: arrival(first) } : {}),
         ...(arrival(last) ? { approximateArrivalOfLastRecord: arrival(last) } : {}),
-        batchSize: batch.records.length,
+        batchSize: invoked.length,
         streamArn: options.streamArn,
       },
     };
     await options.sendFailure(pointer);
     log(
-      `stream: ${batch.records.length} record(s) failed ${batch.attempts} times (${batch.lastReason ?? 'unknown'}); pointed to on the failure queue`,
+      `stream: ${invoked.length} record(s) failed ${batch.attempts} times (${batch.lastReason ?? 'unknown'}); pointed to on the failure queue`,
     );
   }
 
@@ -213,9 +224,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       if (stopping) return 'stopped';
       const batch = queue[0] as PendingBatch;
       const last = sequenceOf(batch.records[batch.records.length - 1] as _Record);
-      const invoked = options.filter
-        ? batch.records.filter((record) => options.filter?.(toLambdaRecord(record, options.streamArn, region)))
-        : batch.records;
+      const invoked = handedOver(batch.records);
       const outcome: Outcome = invoked.length === 0 ? { kind: 'success' } : await invoke(invoked);
       if (outcome.kind === 'success') {
         checkpoints.advance(shardId, last);

@@ -3,6 +3,7 @@ import {
   type DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  type GetShardIteratorCommandInput,
   ResourceNotFoundException,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
@@ -19,7 +20,8 @@ const sequenceOf = (record: _Record): bigint => BigInt(record.dynamodb?.Sequence
 /**
  * Reads a batch back from a DynamoDB stream: from its first sequence number to its last, across
  * empty pages (an open shard answers some while its later records are still ahead), to the shard's
- * end when it closes first.
+ * end when it closes first. When the first records have aged out, it reads what is left of the
+ * batch from the oldest record the shard still holds.
  */
 export class DynamoStreamReader implements StreamReader {
   constructor(
@@ -28,37 +30,40 @@ export class DynamoStreamReader implements StreamReader {
   ) {}
 
   async read(batch: StreamBatchInfo): Promise<ReadBack> {
-    const first = BigInt(batch.startSequenceNumber);
-    const last = BigInt(batch.endSequenceNumber);
-    let iterator: string | undefined;
+    const shard = { StreamArn: batch.streamArn, ShardId: batch.shardId };
+    const at = await this.iterator({ ...shard, ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: batch.startSequenceNumber });
+    if (at !== 'trimmed') return { records: await this.records(batch, at), whole: true };
+    const oldest = await this.iterator({ ...shard, ShardIteratorType: 'TRIM_HORIZON' });
+    return { records: oldest === 'trimmed' ? [] : await this.records(batch, oldest), whole: false };
+  }
+
+  /** An iterator, or 'trimmed' when the records it would start at, or the whole shard or stream, are gone. */
+  private async iterator(input: GetShardIteratorCommandInput): Promise<string | undefined | 'trimmed'> {
     try {
-      iterator = (
-        await this.streams.send(
-          new GetShardIteratorCommand({
-            StreamArn: batch.streamArn,
-            ShardId: batch.shardId,
-            ShardIteratorType: 'AT_SEQUENCE_NUMBER',
-            SequenceNumber: batch.startSequenceNumber,
-          }),
-        )
-      ).ShardIterator;
+      return (await this.streams.send(new GetShardIteratorCommand(input))).ShardIterator;
     } catch (error) {
-      // The records aged out of the stream, or the stream itself is gone with its table.
-      if (error instanceof TrimmedDataAccessException || error instanceof ResourceNotFoundException) return { kind: 'trimmed' };
+      // A shard is dropped 24 hours after it closed, and a stream with its table.
+      if (error instanceof TrimmedDataAccessException || error instanceof ResourceNotFoundException) return 'trimmed';
       throw error;
     }
+  }
+
+  private async records(batch: StreamBatchInfo, from: string | undefined): Promise<DynamoDBRecord[]> {
+    const first = BigInt(batch.startSequenceNumber);
+    const last = BigInt(batch.endSequenceNumber);
     const records: DynamoDBRecord[] = [];
+    let iterator = from;
     for (let page = 0; iterator && page < MAX_PAGES; page++) {
       const answer = await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
       for (const record of answer.Records ?? []) {
         const sequence = sequenceOf(record);
-        if (sequence > last) return { kind: 'read', records };
+        if (sequence > last) return records;
         if (sequence >= first) records.push(toLambdaRecord(record, batch.streamArn, this.region));
-        if (sequence === last) return { kind: 'read', records };
+        if (sequence === last) return records;
       }
       iterator = answer.NextShardIterator;
     }
-    if (!iterator) return { kind: 'read', records };
+    if (!iterator) return records;
     throw new Error(`Read ${MAX_PAGES} pages of ${batch.shardId} without reaching sequence number ${batch.endSequenceNumber}`);
   }
 }

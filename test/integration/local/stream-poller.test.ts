@@ -190,7 +190,7 @@ describe('local DynamoDB Streams event source mapping', () => {
         attempts.push(keys.join(','));
         if (keys.includes('GB#poison')) throw new Error('cannot digest');
       },
-      { maxRetryAttempts: 2, functionName: 'changeDetector', sendFailure: async (pointer) => void pointers.push(pointer) },
+      { maxRetryAttempts: 2, functionName: 'bureau-changeDetector', sendFailure: async (pointer) => void pointers.push(pointer) },
     );
     poller.start();
 
@@ -205,14 +205,47 @@ describe('local DynamoDB Streams event source mapping', () => {
       requestContext: {
         condition: 'RetryAttemptsExhausted',
         approximateInvokeCount: 3,
-        functionArn: expect.stringMatching(/:function:changeDetector$/),
+        functionArn: 'arn:aws:lambda:eu-west-2:000000000000:function:bureau-changeDetector',
       },
       DDBStreamBatchInfo: { streamArn: stream.streamArn, batchSize: 1 },
     });
     const batch = streamBatchOf(JSON.stringify(pointer));
     expect(batch).toBeDefined();
     const read = await new DynamoStreamReader(streams, 'eu-west-2').read(batch as StreamBatchInfo);
-    expect(read.kind === 'read' && read.records.map(pkOf)).toEqual(['GB#poison']);
+    expect(read.whole).toBe(true);
+    expect(read.records.map(pkOf)).toEqual(['GB#poison']);
+  });
+
+  it("names in a pointer only the records the function was handed, as Lambda's filter leaves them, with arrival times to the second", async () => {
+    const stream = await streamFixture();
+    await stream.put('W#GB#ac#1', 'acme#GB#1');
+    await stream.put('GB#1');
+    await stream.put('W#GB#ac#2', 'acme#GB#2');
+    await stream.put('GB#2');
+    await stream.put('W#GB#ac#3', 'acme#GB#3');
+    const handed: string[][] = [];
+    const pointers: StreamFailurePointer[] = [];
+    stream
+      .poller(
+        async (event) => {
+          handed.push(event.Records.map((record) => pkOf(record) as string));
+          throw new Error('cannot digest');
+        },
+        {
+          maxRetryAttempts: 0,
+          filter: (record) => record.dynamodb?.Keys?.sk?.S === 'PROFILE',
+          sendFailure: async (pointer) => void pointers.push(pointer),
+        },
+      )
+      .start();
+
+    await vi.waitFor(() => expect(pointers).toHaveLength(1));
+    const info = (pointers[0] as StreamFailurePointer).DDBStreamBatchInfo;
+    const read = await new DynamoStreamReader(streams, 'eu-west-2').read(info);
+    expect(handed).toEqual([['GB#1', 'GB#2']]);
+    expect(info.batchSize).toBe(2);
+    expect(read.records.map(pkOf)).toEqual(['GB#1', 'W#GB#ac#2', 'GB#2']);
+    expect(info.approximateArrivalOfFirstRecord).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
   it('holds its position at a failed batch until its pointer is sent', async () => {
@@ -263,7 +296,7 @@ describe('local DynamoDB Streams event source mapping', () => {
     expect(delivered).toEqual(['GB#1', 'GB#2', 'GB#4']);
     expect(pointed).toHaveLength(1);
     const read = await new DynamoStreamReader(streams, 'eu-west-2').read(pointed[0] as StreamBatchInfo);
-    expect(read.kind === 'read' && read.records.map(pkOf)).toEqual(['GB#poison']);
+    expect(read.records.map(pkOf)).toEqual(['GB#poison']);
   });
 
   it('lets the batch in flight finish when stopped', async () => {
