@@ -65,8 +65,8 @@ export type AuthorisedCall =
       readonly index?: string;
       /** The item's key or the whole item, for the dynamodb:LeadingKeys condition on writes. */
       readonly key?: Readonly<Record<string, unknown>>;
-      /** A read of the table's stream, granted on the stream's ARN. */
-      readonly stream?: boolean;
+      /** A read of the table's stream, granted on the stream's ARN: the stream's label, the ARN's last part. */
+      readonly stream?: string;
     }
   | { readonly service: 'sqs'; readonly action: string; readonly queueUrl?: string }
   | { readonly service: 'kms'; readonly action: string; readonly encryptionContext?: Readonly<Record<string, string>> };
@@ -184,7 +184,8 @@ class LocalGrantCheck {
       return this.grants.queues.some((grant) => grant.url === call.queueUrl && (grant.actions as readonly string[]).includes(call.action));
     }
     const grants = this.grants.tables.filter((grant) => grant.name === call.table);
-    if (call.stream) return grants.some((grant) => (grant.streamReads as readonly string[] | undefined)?.includes(call.action));
+    if (call.stream !== undefined)
+      return grants.some((grant) => (grant.streamReads as readonly string[] | undefined)?.includes(call.action));
     if (call.index !== undefined)
       return call.action === 'Query' && grants.some((grant) => grant.queryIndexes?.includes(call.index as string));
     return grants.some((grant) => {
@@ -211,9 +212,8 @@ class LocalGrantCheck {
       return notAuthorized(principal, action, queue ? `arn:aws:sqs:${this.region}:${this.grants.accountId}:${queue}` : '*');
     }
     const action = `dynamodb:${call.action}`;
-    const resource = call.table
-      ? `arn:aws:dynamodb:${this.region}:${this.grants.accountId}:table/${call.table}${call.index === undefined ? '' : `/index/${call.index}`}`
-      : '*';
+    const within = call.stream !== undefined ? `/stream/${call.stream}` : call.index !== undefined ? `/index/${call.index}` : '';
+    const resource = call.table ? `arn:aws:dynamodb:${this.region}:${this.grants.accountId}:table/${call.table}${within}` : '*';
     return notAuthorized(principal, action, resource);
   }
 
@@ -272,14 +272,17 @@ const TRANSACT_WRITE_ENTRIES: Readonly<Record<string, TableAction>> = {
 /** The calls IAM authorises for one DynamoDB command. */
 function dynamoCallsOf(commandName: string, input: Input): AuthorisedCall[] {
   const operation = commandName.replace(/Command$/, '');
-  const call = (action: string, table: unknown, key?: unknown, index?: unknown, stream = false): AuthorisedCall => ({
+  const call = (action: string, table: unknown, key?: unknown, index?: unknown): AuthorisedCall => ({
     service: 'dynamodb',
     action,
     ...(typeof table === 'string' ? { table } : {}),
     ...(typeof index === 'string' ? { index } : {}),
     ...(key && typeof key === 'object' ? { key: key as Input } : {}),
-    ...(stream ? { stream: true } : {}),
   });
+  const streamCall = (action: string, arn: unknown): AuthorisedCall => {
+    const stream = typeof arn === 'string' ? STREAM_ARN.exec(arn) : null;
+    return { service: 'dynamodb', action, ...(stream ? { table: stream[1], stream: stream[2] } : { stream: '*' }) };
+  };
   switch (operation) {
     case 'PutItem':
       return [call('PutItem', input.TableName, input.Item)];
@@ -314,18 +317,16 @@ function dynamoCallsOf(commandName: string, input: Input): AuthorisedCall[] {
     // iterators begin with that ARN too).
     case 'DescribeStream':
     case 'GetShardIterator':
-      return [call(operation, tableOfStream(input.StreamArn), undefined, undefined, true)];
+      return [streamCall(operation, input.StreamArn)];
     case 'GetRecords':
-      return [call(operation, tableOfStream(input.ShardIterator), undefined, undefined, true)];
+      return [streamCall(operation, input.ShardIterator)];
     default:
       return [call(operation, input.TableName)];
   }
 }
 
-/** The table a stream ARN (or a DynamoDB Local iterator, which starts with one) belongs to. */
-function tableOfStream(value: unknown): string | undefined {
-  return typeof value === 'string' ? /:table\/([^/]+)\/stream\//.exec(value)?.[1] : undefined;
-}
+/** A stream ARN's table and label; a DynamoDB Local iterator starts with its stream's ARN, then `|`. */
+const STREAM_ARN = /:table\/([^/]+)\/stream\/([^|]+)/;
 
 /** Batch calls are authorised as their single form. */
 const SQS_ACTIONS: Readonly<Record<string, string>> = {

@@ -1,6 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import {
   BatchWriteCommand,
@@ -39,7 +41,8 @@ function clientOf(grants: LocalGrants, options: { log?: boolean } = {}) {
   const env = { ...tables.env, [LOCAL_GRANTS_VARIABLE]: JSON.stringify(grants), ...(options.log ? { [CALL_LOG_VARIABLE]: callLog } : {}) };
   return createDocumentClient(withLocalGrants(createDynamoClient(env), 'dynamodb', env));
 }
-const grantsOf = (id: string) => localGrants(spec(id), { tables: tables.names, queues: { fanout: QUEUE_URL, deliveries: QUEUE_URL } });
+const grantsOf = (id: string) =>
+  localGrants(spec(id), { tables: tables.names, queues: { fanout: QUEUE_URL, deliveries: QUEUE_URL, streamFailures: QUEUE_URL } });
 
 const refusal = (fn: string, action: string, resource: string) =>
   `User: arn:aws:sts::000000000000:assumed-role/bureau-${fn}/bureau-${fn} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action`;
@@ -210,6 +213,41 @@ describe("a function's DynamoDB client under the local runtime", () => {
 
     const written = await tables.doc.send(new GetCommand({ TableName: tables.names.watches, Key: { pk: 'GB#00000002', sk: 'cli_any' } }));
     expect(written.Item).toEqual({ pk: 'GB#00000002', sk: 'cli_any' });
+  });
+});
+
+describe("a function's DynamoDB Streams client under the local runtime", () => {
+  it("reads the stream of a table whose stream it is granted, only as granted, and names the stream's ARN in a refusal", async () => {
+    await tables.doc.send(new PutCommand({ TableName: tables.names.companies, Item: { pk: 'GB#00000003', sk: 'PROFILE' } }));
+    const streamArn = (await tables.client.send(new DescribeTableCommand({ TableName: tables.names.companies }))).Table
+      ?.LatestStreamArn as string;
+    const streamsOf = (grants?: LocalGrants) => {
+      const env = { ...tables.env, ...(grants ? { [LOCAL_GRANTS_VARIABLE]: JSON.stringify(grants) } : {}) };
+      const config = {
+        endpoint: tables.env.DYNAMODB_ENDPOINT,
+        region: 'eu-west-2',
+        credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+      };
+      return withLocalGrants(new DynamoDBStreamsClient(config), 'dynamodb', env);
+    };
+    const shardId = (await streamsOf().send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards?.[0]?.ShardId;
+    const iteratorRequest = new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' });
+    const stream = `${tableArn('companies')}/stream/${streamArn.split('/stream/')[1]}`;
+    const replayer = streamsOf(grantsOf('streamReplay'));
+
+    const { ShardIterator } = await replayer.send(iteratorRequest);
+    const { Records } = await replayer.send(new GetRecordsCommand({ ShardIterator }));
+
+    expect(Records?.map((record) => record.dynamodb?.Keys?.pk?.S)).toEqual(['GB#00000003']);
+    await expect(replayer.send(new DescribeStreamCommand({ StreamArn: streamArn }))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: refusal('streamReplay', 'dynamodb:DescribeStream', stream),
+    });
+    // Reading the companies table is no grant to read its stream.
+    await expect(streamsOf(grantsOf('search')).send(iteratorRequest)).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: refusal('search', 'dynamodb:GetShardIterator', stream),
+    });
   });
 });
 
