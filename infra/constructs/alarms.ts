@@ -95,7 +95,7 @@ export class Alarms extends Construct {
   watchDeadLetterQueue(id: string, queue: IQueue, what: string): void {
     this.add(`${id}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }), {
       threshold: 1,
-      description: `${what} waits in a dead-letter queue: see docs/operations.md, "Redriving deliveries"`,
+      description: `${what} waits in a dead-letter queue: see docs/operations.md, "Alarms"`,
     });
   }
 
@@ -119,11 +119,11 @@ export class Alarms extends Construct {
       threshold: STREAM_REPLAY_ALARM_SECONDS,
       comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
       description:
-        'A companies stream batch has waited hours to be replayed; after 24 its records leave the stream: see docs/operations.md, "Stream failures"',
+        'A companies stream batch has waited hours to be replayed; after 24 its records leave the stream: see docs/operations.md, "Alarms"',
     });
     this.add('StreamRecordsLost', serviceMetric(BusinessMetric.streamRecordsLost), {
       threshold: 1,
-      description: 'Companies stream records were gone before they could be replayed: see docs/operations.md, "Stream failures"',
+      description: 'Companies stream records were gone before they could be replayed: see docs/operations.md, "Alarms"',
     });
   }
 

@@ -27,6 +27,7 @@ import { WORKSPACE_CONTENT_SECURITY_POLICY } from '../../shared/workspace/site-h
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 interface Statement {
+  Effect?: string;
   Action: string | string[];
   Resource: unknown;
   Condition?: Record<string, Record<string, unknown>>;
@@ -614,24 +615,74 @@ describe('BureauStack', () => {
     });
   });
 
-  it('replays what the detector gave up on: the failure queue feeds the replayer, which reads the stream back and nothing else of it', () => {
+  it('replays what the detector gave up on: the failure queue feeds the replayer, whose role holds exactly what it calls', () => {
+    const arnOf = (construct: IConstruct) => ({ 'Fn::GetAtt': [synth.logicalId(construct), 'Arn'] });
+    const failures = synth.stack.queues.of(streamFailuresQueue).queue;
     synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: synth.functionId('streamReplay') },
-      EventSourceArn: { 'Fn::GetAtt': [synth.logicalId(synth.stack.queues.of(streamFailuresQueue).queue), 'Arn'] },
+      EventSourceArn: arnOf(failures),
       BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: 2 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    const companies = synth.logicalId(synth.stack.tables.of(companiesTable));
-    const dynamoStatements = synth
-      .statementsOf('streamReplay')
-      .filter((statement) => asList(statement.Action).some((action) => action.startsWith('dynamodb:')));
-    expect(dynamoStatements.find((statement) => JSON.stringify(statement.Resource).includes('StreamArn'))).toEqual(
-      expect.objectContaining({
-        Action: ['dynamodb:GetShardIterator', 'dynamodb:GetRecords'],
-        Resource: { 'Fn::GetAtt': [companies, 'StreamArn'] },
-      }),
+    const sorted = (statements: Statement[]) =>
+      statements
+        .map((statement) => ({ ...statement, Action: asList(statement.Action) }))
+        .sort((a, b) => (a.Action[0] as string).localeCompare(b.Action[0] as string));
+
+    expect(sorted(synth.statementsOf('streamReplay'))).toEqual(
+      sorted([
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: arnOf(synth.stack.functions.get('streamReplay')?.logGroup as IConstruct),
+        },
+        { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+        // The stream alone, never the companies table itself.
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:GetShardIterator', 'dynamodb:GetRecords'],
+          Resource: { 'Fn::GetAtt': [synth.logicalId(synth.stack.tables.of(companiesTable)), 'StreamArn'] },
+        },
+        // Who watches the company, as the detector asks.
+        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: arnOf(synth.stack.tables.of(watchesTable)) },
+        { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: arnOf(synth.stack.queues.of(fanoutQueue).queue) },
+        {
+          Effect: 'Allow',
+          Action: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+          Resource: arnOf(failures),
+        },
+      ]),
     );
-    expect(dynamoStatements.filter((statement) => JSON.stringify(statement.Resource).includes(companies))).toHaveLength(1);
+  });
+
+  it('alarms on the stream failure path: a pointer parked, a pointer waiting hours, records gone before their replay', () => {
+    const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Loose }>;
+    const onQueue = (metric: string, construct: IConstruct) =>
+      alarms.filter(
+        (alarm) =>
+          alarm.Properties.MetricName === metric &&
+          JSON.stringify(alarm.Properties.Dimensions) ===
+            JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [synth.logicalId(construct), 'QueueName'] } }]),
+      );
+    const failures = synth.stack.queues.of(streamFailuresQueue);
+
+    expect(onQueue('ApproximateNumberOfMessagesVisible', failures.deadLetterQueue).map((alarm) => alarm.Properties)).toEqual([
+      expect.objectContaining({ Threshold: 1, Statistic: 'Maximum', ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
+    ]);
+    // Well inside the stream's 24 hours, so there is time to fix the replayer before the records go.
+    expect(onQueue('ApproximateAgeOfOldestMessage', failures.queue).map((alarm) => alarm.Properties)).toEqual([
+      expect.objectContaining({ Threshold: 6 * 3600, Statistic: 'Maximum', ComparisonOperator: 'GreaterThanThreshold' }),
+    ]);
+    expect(alarms.filter((alarm) => alarm.Properties.MetricName === 'StreamRecordsLost').map((alarm) => alarm.Properties)).toEqual([
+      expect.objectContaining({
+        Namespace: 'Bureau',
+        Dimensions: [{ Name: 'service', Value: 'bureau' }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      }),
+    ]);
   });
 
   it('maps the fan-out and deliveries queues to their functions with partial batch failures and bounded concurrency', () => {
