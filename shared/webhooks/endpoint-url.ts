@@ -64,10 +64,18 @@ export type HostResolver = (hostname: string) => Promise<string[]>;
 const IPV4_COMPATIBLE: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('::'), 96];
 
 /**
+ * The only IPv6 space IANA allocates for global unicast. ipaddr.js calls anything it has no name for
+ * 'unicast', the reserved and unassigned rest of IPv6 (4000::/2, ::1:0:0, …) included, which no
+ * public network routes.
+ */
+const GLOBAL_UNICAST: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
+
+/**
  * Only ipaddr.js's 'unicast' range is public: loopback, private, link-local (169.254.169.254 too),
  * carrier-grade NAT, unique-local, multicast, unspecified, documentation and reserved ranges all have
  * names of their own. An IPv4-mapped IPv6 address is judged as the IPv4 address it carries; the
- * whole IPv4-compatible range (::/96), deprecated and unrouted, is refused, whatever it carries.
+ * whole IPv4-compatible range (::/96), deprecated and unrouted, is refused, whatever it carries, and
+ * so is any other IPv6 address outside 2000::/3.
  */
 export function isPublicAddress(text: string): boolean {
   if (!ipaddr.isValid(text)) return false;
@@ -75,7 +83,7 @@ export function isPublicAddress(text: string): boolean {
   if (address.kind() === 'ipv6') {
     const v6 = address as ipaddr.IPv6;
     if (v6.isIPv4MappedAddress()) address = v6.toIPv4Address();
-    else if (v6.match(IPV4_COMPATIBLE)) return false;
+    else if (v6.match(IPV4_COMPATIBLE) || !v6.match(GLOBAL_UNICAST)) return false;
   }
   return address.range() === 'unicast';
 }
