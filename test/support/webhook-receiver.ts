@@ -28,8 +28,11 @@ export interface WebhookReceiver {
   stop(): Promise<void>;
 }
 
-/** A real HTTP(S) server on loopback that records every POST and answers as told (200 by default). */
-export async function startWebhookReceiver(options: { tls?: { key: string; cert: string } } = {}): Promise<WebhookReceiver> {
+/**
+ * A real HTTP(S) server on loopback that records every POST and answers as told (200 by default). A
+ * port given is listened on again: a receiver that was stopped comes back at the same URL.
+ */
+export async function startWebhookReceiver(options: { tls?: { key: string; cert: string }; port?: number } = {}): Promise<WebhookReceiver> {
   const deliveries: ReceivedDelivery[] = [];
   let responder: Responder = () => ({ status: 200 });
   const handle = (request: IncomingMessage, response: ServerResponse) => {
@@ -50,7 +53,7 @@ export async function startWebhookReceiver(options: { tls?: { key: string; cert:
     });
   };
   const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createHttpServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
