@@ -36,7 +36,9 @@ async function main(): Promise<number> {
   const filters = process.argv.slice(2).filter((arg) => arg !== '--');
   const files = selectedFiles(filters);
   if (files.length === 0) {
-    const all = selectedFiles([]).map((file) => basename(file, SUFFIX));
+    const all = readdirSync(benchDir)
+      .filter((file) => file.endsWith(SUFFIX))
+      .map((file) => basename(file, SUFFIX));
     console.error(`No benchmark matches ${filters.map((f) => `"${f}"`).join(', ')}; there are: ${all.join(', ')}`);
     return 2;
   }

@@ -46,10 +46,9 @@ export function writeLineChart(file: string, title: string, yLabel: string, seri
     g.stroke();
     g.fillText(String(Math.round(y * 10) / 10), 34, py(y) + 4);
   }
-  for (let tick = 0; tick <= 6; tick++) {
-    const x = (xMax * tick) / 6;
-    g.fillText(String(Math.round(x)), px(x) - 6, HEIGHT - MARGIN.bottom + 18);
-  }
+  // Whole minutes only, at most about six of them: a short run's axis reads 0, 1, 2, not 0, 0, 1, 1.
+  const xStep = Math.max(1, Math.ceil(xMax / 6));
+  for (let x = 0; x <= xMax; x += xStep) g.fillText(String(x), px(x) - 6, HEIGHT - MARGIN.bottom + 18);
   g.fillText('minute', WIDTH / 2 - 20, HEIGHT - 12);
   g.save();
   g.translate(16, HEIGHT / 2 + 40);
@@ -73,6 +72,8 @@ export function writeLineChart(file: string, title: string, yLabel: string, seri
     }
     g.stroke();
     g.fillStyle = line.colour;
+    // A dot per point when there are few, so a line of two or three minutes still shows where its values are.
+    if (line.points.length <= 12) for (const [x, y] of line.points) g.fillRect(px(x) - 3, py(y) - 3, 6, 6);
     g.fillRect(WIDTH - MARGIN.right - 200, MARGIN.top + 8 + index * 18, 12, 4);
     g.fillStyle = '#111111';
     g.fillText(line.label, WIDTH - MARGIN.right - 182, MARGIN.top + 14 + index * 18);
