@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** What of a fauxqs message the journal keeps: everything it holds, all of it plain JSON. */
@@ -38,7 +38,7 @@ interface Live {
 }
 
 /** Past this size the journal is rewritten with only the messages still live. */
-const COMPACT_AT_BYTES = 64 * 2 ** 20;
+export const COMPACT_AT_BYTES = 64 * 2 ** 20;
 
 /**
  * The local queues' write-ahead journal, so that they keep SQS's promise across a crash of the
@@ -52,8 +52,13 @@ const COMPACT_AT_BYTES = 64 * 2 ** 20;
 export class QueueJournal {
   private readonly live = new Map<string, Live>();
   private fd: number;
+  private bytes = 0;
+  private compactAt = 0;
 
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    private readonly compactAtBytes = COMPACT_AT_BYTES,
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     if (existsSync(file)) this.replay(readFileSync(file, 'utf8'));
     this.fd = this.compact();
@@ -72,6 +77,11 @@ export class QueueJournal {
       }
     }
     this.instrument(queue);
+  }
+
+  /** A deleted queue's messages go with it, as in SQS: a queue created again under its name starts empty. */
+  forget(queueName: string): void {
+    this.append({ op: 'purge', q: queueName });
   }
 
   close(): void {
@@ -118,8 +128,8 @@ export class QueueJournal {
 
   private append(line: Line): void {
     this.apply(line);
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
-    if (fstatSync(this.fd).size > COMPACT_AT_BYTES) {
+    this.bytes += writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    if (this.bytes > this.compactAt) {
       closeSync(this.fd);
       this.fd = this.compact();
     }
@@ -179,8 +189,12 @@ export class QueueJournal {
       JSON.stringify({ op: 'put', q: queue, m: { ...message, ...(until !== undefined ? { delayUntil: until } : {}) } } satisfies Line),
     );
     const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+    const text = lines.length > 0 ? `${lines.join('\n')}\n` : '';
+    writeFileSync(temporary, text);
     renameSync(temporary, this.file);
+    this.bytes = Buffer.byteLength(text);
+    // Twice what is live at least, so a journal of many waiting messages is not rewritten at every change.
+    this.compactAt = Math.max(this.compactAtBytes, 2 * this.bytes);
     return openSync(this.file, 'a');
   }
 }

@@ -15,6 +15,8 @@ export interface LocalSqsOptions {
   readonly region?: string;
   /** Keep the queues' messages in this journal, so they outlive the process (see durable-queues.ts). */
   readonly journalFile?: string;
+  /** Rewrite the journal with only its live messages once it grows past this; default 64 MiB. */
+  readonly compactJournalAtBytes?: number;
 }
 
 type StoreClass = new () => object;
@@ -26,12 +28,22 @@ type StoreClass = new () => object;
 async function journaledStores(journal: QueueJournal) {
   const load = async (path: string, name: string) =>
     ((await import(new URL(path, import.meta.resolve('fauxqs')).href)) as Record<string, StoreClass>)[name] as StoreClass;
-  const SqsStore = (await load('./sqs/sqsStore.js', 'SqsStore')) as new () => { createQueue(...args: unknown[]): JournaledQueue };
+  const SqsStore = (await load('./sqs/sqsStore.js', 'SqsStore')) as new () => {
+    createQueue(...args: unknown[]): JournaledQueue;
+    deleteQueue(url: string): boolean;
+    getQueue(url: string): JournaledQueue | undefined;
+  };
   class JournaledSqsStore extends SqsStore {
     override createQueue(...args: unknown[]): JournaledQueue {
       const queue = super.createQueue(...args);
       journal.attach(queue);
       return queue;
+    }
+
+    override deleteQueue(url: string): boolean {
+      const queue = this.getQueue(url);
+      if (queue) journal.forget(queue.name);
+      return super.deleteQueue(url);
     }
   }
   const SnsStore = await load('./sns/snsStore.js', 'SnsStore');
@@ -45,7 +57,7 @@ async function journaledStores(journal: QueueJournal) {
  * Queues are created again at each start; with a journal their messages come back with them.
  */
 export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<LocalSqs> {
-  const journal = options.journalFile ? new QueueJournal(options.journalFile) : undefined;
+  const journal = options.journalFile ? new QueueJournal(options.journalFile, options.compactJournalAtBytes) : undefined;
   const app = buildApp({
     logger: false,
     defaultRegion: options.region ?? 'eu-west-2',
