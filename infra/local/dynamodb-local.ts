@@ -9,8 +9,8 @@ import { forgetEngine, recordEngine, stopStaleEngine } from './engine-pidfile';
 export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly port: number;
-  /** Settles when the Java process ends, however it ends. */
-  readonly exited: Promise<void>;
+  /** Settles when the Java process ends, however it ends, with how it ended ("signal SIGKILL", "exit code 1"). */
+  readonly exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -137,7 +137,9 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
     process.removeListener('exit', killOnExit);
     forgetEngine(options.workDir, child.pid);
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit code ${code}`)),
+  );
   const endpoint = `http://127.0.0.1:${port}`;
   await waitUntilListening(endpoint, child, () => log);
   return {
@@ -160,9 +162,17 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
 /** Restarts of a dying engine allowed within a minute before the runtime gives up on it. */
 const RESTARTS_PER_MINUTE = 3;
 
+export interface EngineRestart {
+  /** How the engine's process ended: "signal SIGKILL", "exit code 1". */
+  readonly ended: string;
+  /** Restarts within the last minute, this one included. */
+  readonly restarts: number;
+  readonly seconds: number;
+}
+
 export interface SupervisionOptions {
   /** Told each time the engine died and was started again. */
-  readonly onRestart: (restarts: number) => void;
+  readonly onRestart: (restart: EngineRestart) => void;
   /** The engine keeps dying, or cannot start again, or its data was in memory: the runtime cannot go on. */
   readonly onGiveUp: (reason: string) => void;
 }
@@ -179,22 +189,22 @@ export async function startSupervisedDynamoDbLocal(options: DynamoDbLocalOptions
   let stopping = false;
   const restarts: number[] = [];
   const watch = (current: DynamoDbLocal): void => {
-    void current.exited.then(async () => {
+    void current.exited.then(async (ended) => {
       if (stopping) return;
-      if (!options.dataDir) return supervision.onGiveUp('DynamoDB Local stopped, and its data was in memory: it is gone');
+      if (!options.dataDir) return supervision.onGiveUp(`DynamoDB Local stopped (${ended}), and its data was in memory: it is gone`);
       const now = Date.now();
       restarts.push(now);
       while ((restarts[0] as number) < now - 60_000) restarts.shift();
       if (restarts.length > RESTARTS_PER_MINUTE) {
-        return supervision.onGiveUp(`DynamoDB Local stopped ${restarts.length} times within a minute`);
+        return supervision.onGiveUp(`DynamoDB Local stopped ${restarts.length} times within a minute (last: ${ended})`);
       }
       try {
         engine = await startDynamoDbLocal({ ...options, port });
       } catch (error) {
-        return supervision.onGiveUp(`DynamoDB Local stopped and could not start again: ${(error as Error).message}`);
+        return supervision.onGiveUp(`DynamoDB Local stopped (${ended}) and could not start again: ${(error as Error).message}`);
       }
       if (stopping) return void engine.stop();
-      supervision.onRestart(restarts.length);
+      supervision.onRestart({ ended, restarts: restarts.length, seconds: (Date.now() - now) / 1000 });
       watch(engine);
     });
   };

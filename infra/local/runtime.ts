@@ -180,8 +180,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const dynamo = await startSupervisedDynamoDbLocal(
       { workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort, log },
       {
-        onRestart: (restarts) =>
-          log(`DynamoDB Local stopped unexpectedly; started it again on the same data (${restarts} in the last minute).`),
+        onRestart: ({ ended, restarts, seconds }) =>
+          log(
+            `DynamoDB Local stopped unexpectedly (${ended}); started it again on the same data and port in ${seconds.toFixed(1)} s (restart ${restarts} in the last minute).`,
+          ),
         onGiveUp: (reason) =>
           (options.onFatal ?? ((message) => (options.logError ?? console.error)(message, undefined)))(`${reason}. Stopping.`),
       },

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
 import { onAwsClientCreated } from '../../../shared/aws/client-hooks';
+import { rideOutEngineRestarts } from '../engine-restarts';
 import { localGrantHook } from '../grants';
 import { createLambdaContext, type LocalFunctionIdentity } from '../lambda-context';
 
@@ -33,9 +34,11 @@ type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
 const { entryUrl, identity } = workerData as InstanceData;
 
-// IAM's stand-in, on every AWS client the handler builds: installed from here, so no deployed bundle carries it.
+// On every AWS client the handler builds, IAM's stand-in and calls that wait out a restart of DynamoDB
+// Local: installed from here, so no deployed bundle carries them.
 const grants = localGrantHook(process.env);
 if (grants) onAwsClientCreated(grants);
+onAwsClientCreated(rideOutEngineRestarts());
 
 let loading: Promise<Handler> | undefined;
 

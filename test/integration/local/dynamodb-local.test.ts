@@ -2,9 +2,18 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { engineArguments, freePort, startDynamoDbLocal } from '../../../infra/local/dynamodb-local';
+import {
+  type DynamoDbLocal,
+  type EngineRestart,
+  engineArguments,
+  freePort,
+  startDynamoDbLocal,
+  startSupervisedDynamoDbLocal,
+} from '../../../infra/local/dynamodb-local';
 import { recordEngine } from '../../../infra/local/engine-pidfile';
+import { rideOutEngineRestarts } from '../../../infra/local/engine-restarts';
 import { repositoryRoot } from '../../../infra/local/paths';
 import { engineRunningOn } from '../../support/engine';
 
@@ -122,5 +131,120 @@ describe('DynamoDB Local launcher', () => {
 
     expect(bystander.exitCode).toBeNull();
     bystander.kill();
+  }, 60_000);
+});
+
+/** The engine's Java process, as the launcher records it in its working directory. */
+const enginePid = (workDir: string) => Number(readFileSync(join(workDir, 'dynamodb-local.pid'), 'utf8'));
+
+/** A supervised engine whose restarts and giving up are awaited as events. */
+async function supervised(dataDir: string | undefined) {
+  const workDir = tempFolder();
+  const restarts: EngineRestart[] = [];
+  let restarted: () => void = () => {};
+  let gaveUp: (reason: string) => void = () => {};
+  const givenUp = new Promise<string>((resolve) => {
+    gaveUp = resolve;
+  });
+  const engine: DynamoDbLocal = await startSupervisedDynamoDbLocal(
+    { workDir, ...(dataDir ? { dataDir } : {}) },
+    {
+      onRestart: (restart) => {
+        restarts.push(restart);
+        restarted();
+      },
+      onGiveUp: (reason) => gaveUp(reason),
+    },
+  );
+  return {
+    engine,
+    restarts,
+    givenUp,
+    /** Kills the Java process outright and resolves once it is gone. */
+    async kill(): Promise<number> {
+      const pid = enginePid(workDir);
+      const exited = engine.exited;
+      process.kill(pid, 'SIGKILL');
+      await exited;
+      return pid;
+    },
+    nextRestart: () =>
+      new Promise<void>((resolve) => {
+        restarted = resolve;
+      }),
+    currentPid: () => enginePid(workDir),
+  };
+}
+
+const client = (endpoint: string, maxAttempts?: number) =>
+  new DynamoDBClient({
+    endpoint,
+    region: 'eu-west-2',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    ...(maxAttempts ? { maxAttempts } : {}),
+  });
+
+describe('DynamoDB Local under supervision', () => {
+  it("is started again on its port and data when its Java process dies, and a function's call made meanwhile waits for it", async () => {
+    const { engine, restarts, kill, nextRestart, currentPid } = await supervised(join(tempFolder(), 'db'));
+    const waiting = client(engine.endpoint);
+    rideOutEngineRestarts()(waiting, 'dynamodb');
+    const impatient = client(engine.endpoint, 1);
+    try {
+      await waiting.send(
+        new CreateTableCommand({
+          TableName: 'kept',
+          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
+      await waiting.send(new PutItemCommand({ TableName: 'kept', Item: { pk: { S: 'before' } } }));
+      const restart = nextRestart();
+
+      const killed = await kill();
+      const read = (target: DynamoDBClient) => target.send(new GetItemCommand({ TableName: 'kept', Key: { pk: { S: 'before' } } }));
+      const [refused, waited] = await Promise.allSettled([read(impatient), read(waiting)]);
+      await restart;
+
+      expect(refused.status === 'rejected' && (refused.reason as { code?: string }).code).toBe('ECONNREFUSED');
+      expect(waited.status === 'fulfilled' && waited.value.Item).toEqual({ pk: { S: 'before' } });
+      expect(restarts).toEqual([{ ended: 'signal SIGKILL', restarts: 1, seconds: expect.any(Number) }]);
+      expect(currentPid()).not.toBe(killed);
+      expect((await fetch(engine.endpoint)).status).toBe(400);
+    } finally {
+      waiting.destroy();
+      impatient.destroy();
+      await engine.stop();
+    }
+  }, 60_000);
+
+  it('gives up when the engine dies a fourth time within a minute', async () => {
+    const { engine, restarts, givenUp, kill, nextRestart } = await supervised(join(tempFolder(), 'db'));
+    try {
+      for (let death = 1; death <= 3; death++) {
+        const restart = nextRestart();
+        await kill();
+        await restart;
+      }
+      await kill();
+
+      expect(await givenUp).toBe('DynamoDB Local stopped 4 times within a minute (last: signal SIGKILL)');
+      expect(restarts.map((restart) => restart.restarts)).toEqual([1, 2, 3]);
+    } finally {
+      await engine.stop();
+    }
+  }, 90_000);
+
+  it("gives up at once when the engine's data was in memory: a new one would have none of it", async () => {
+    const { engine, restarts, givenUp, kill } = await supervised(undefined);
+    try {
+      await kill();
+
+      expect(await givenUp).toBe('DynamoDB Local stopped (signal SIGKILL), and its data was in memory: it is gone');
+      expect(restarts).toEqual([]);
+    } finally {
+      await engine.stop();
+    }
   }, 60_000);
 });
