@@ -51,13 +51,15 @@ export class DynamoClientEventStore implements ClientEventStore {
   }
 
   async list(clientId: string, query: EventQuery): Promise<EventPage> {
-    let startKey = query.cursor === undefined ? undefined : { pk: partition(clientId), sk: skOf(query.cursor) };
+    const lowest = `${PREFIX}${query.since.toISOString()}`;
+    const highest = query.until ? `${PREFIX}${query.until.toISOString()}~` : END;
+    const before = query.cursor === undefined ? undefined : skOf(query.cursor);
+    // A cursor is only a position: one older than since has nothing left in the window (its since moves on with
+    // the clock), and one newer than until has all of it left. DynamoDB refuses a start key outside the range.
+    if (before !== undefined && before < lowest) return { items: [] };
+    let startKey = before !== undefined && before <= highest ? { pk: partition(clientId), sk: before } : undefined;
     const filters: string[] = [];
-    const values: Record<string, unknown> = {
-      ':pk': partition(clientId),
-      ':since': `${PREFIX}${query.since.toISOString()}`,
-      ':until': query.until ? `${PREFIX}${query.until.toISOString()}~` : END,
-    };
+    const values: Record<string, unknown> = { ':pk': partition(clientId), ':since': lowest, ':until': highest };
     const names: Record<string, string> = {};
     for (const [field, value] of [
       ['type', query.type],

@@ -86,6 +86,17 @@ describe('GET /v1/events', () => {
     expect(idsOf(await get(`since=${ago(30 * 24 * 60 + 30)}`))).toEqual(keysOf(4, 3, 2, 1, 0));
   });
 
+  it('takes a cursor with another window: nothing newer than until, nothing older than since, never a 5xx', async () => {
+    const cursor = encodeURIComponent(((await get('limit=2')).body as { nextCursor: string }).nextCursor);
+    // The cursor stands after the event of 20 minutes ago.
+    expect(idsOf(await get(`cursor=${cursor}&until=${ago(35)}`))).toEqual(keysOf(1, 0));
+    expect(idsOf(await get(`cursor=${cursor}&until=${ago(15)}`))).toEqual(keysOf(2, 1, 0));
+    const older = await get(`cursor=${cursor}&since=${ago(15)}`);
+    expect(older.status).toBe(200);
+    expect(older.body).toEqual({ items: [], nextCursor: null });
+    expect(idsOf(await get(`cursor=${cursor}&since=${ago(15)}&block=overview`))).toEqual([]);
+  });
+
   it('pages a filter through many events to the end, each match once and in order, though a page may hold fewer than its limit', async () => {
     const clientId = 'cli_many';
     // Every hundredth event is a risk change; one credit change lies beyond the first 1,000 events read.
