@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repositoryRoot } from '../../infra/local/paths';
-import { startLocalRuntime } from '../../infra/local/runtime';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
 import type { CompanyProfile } from '../../shared/companies/profile';
@@ -12,6 +11,7 @@ import { profileContent } from '../support/profile-fixture';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 import { writeLineChart } from './support/charts';
 import type { BenchContext } from './support/context';
+import { startRuntimeProcess } from './support/runtime-process';
 import { percentile } from './support/stats';
 
 export const name = 'Soak: mixed API traffic and a steady stream of changes for SOAK_MINUTES (default 30)';
@@ -48,6 +48,7 @@ interface Minute {
   api: number[];
   apiErrors: number;
   rssMb: number;
+  anonMb: number;
   heapMb: number;
 }
 
@@ -60,6 +61,7 @@ interface Sample {
 interface MemorySample {
   readonly at: number;
   readonly rssMb: number;
+  readonly anonMb: number;
   readonly heapMb: number;
 }
 
@@ -80,13 +82,13 @@ export async function run(context: BenchContext): Promise<void> {
   const setupStarted = performance.now();
   const receiver = await startWebhookReceiver();
   const dataDir = mkdtempSync(join(tmpdir(), 'bureau-soak-'));
-  const runtime = await startLocalRuntime({
-    port: 0,
-    // On disk, as npm start runs: DynamoDB Local's file and the queues' journal.
-    dataDir,
-    quiet: true,
-    queueWaitSeconds: 1,
-    environment: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR', DELIVERY_RETRY_DELAYS: RETRY_DELAYS },
+  // A process of its own, on disk as npm start runs it (DynamoDB Local's file, the queues' journal):
+  // the memory measured is the runtime's, not this load generator's with its record of every delivery.
+  const runtime = await startRuntimeProcess({
+    ...process.env,
+    BUREAU_DATA_DIR: dataDir,
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    DELIVERY_RETRY_DELAYS: RETRY_DELAYS,
   }).catch(async (error: unknown) => {
     await receiver.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -100,8 +102,8 @@ export async function run(context: BenchContext): Promise<void> {
     for (const [index, number] of numbers.entries())
       await store.save(profileContent({ companyNumber: number, name: `Soak Company ${index} Ltd` }));
 
-    const fetchToken = async () => {
-      const response = await fetch(`${runtime.baseUrl}/v1/oauth/token`, {
+    const tokenRequest = () =>
+      fetch(`${runtime.baseUrl}/v1/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -110,9 +112,7 @@ export async function run(context: BenchContext): Promise<void> {
           client_secret: runtime.demoClient.clientSecret,
         }),
       });
-      return ((await response.json()) as { access_token: string }).access_token;
-    };
-    let token = await fetchToken();
+    let token = ((await (await tokenRequest()).json()) as { access_token: string }).access_token;
     const api = (path: string, init: RequestInit = {}) =>
       fetch(`${runtime.baseUrl}${path}`, {
         ...init,
@@ -149,7 +149,7 @@ export async function run(context: BenchContext): Promise<void> {
     const minuteOf = (at: number) => {
       const index = Math.max(0, Math.floor((at - started) / 60_000));
       while (byMinute.length <= index)
-        byMinute.push({ minute: byMinute.length + 1, deliveries: 0, latencies: [], api: [], apiErrors: 0, rssMb: 0, heapMb: 0 });
+        byMinute.push({ minute: byMinute.length + 1, deliveries: 0, latencies: [], api: [], apiErrors: 0, rssMb: 0, anonMb: 0, heapMb: 0 });
       return byMinute[index] as Minute;
     };
     const latencies: Sample[] = [];
@@ -214,6 +214,11 @@ export async function run(context: BenchContext): Promise<void> {
       }
     })();
     const calls = [
+      async () => {
+        const response = await tokenRequest();
+        if (response.ok) token = ((await response.clone().json()) as { access_token: string }).access_token;
+        return response;
+      },
       () => api(`/v1/search?jurisdiction=GB&q=${encodeURIComponent('soak company')}`),
       () => api(`/v1/profile/${numbers[Math.floor(nextRandom() * numbers.length)]}?jurisdiction=GB`),
       () => api('/v1/watches'),
@@ -223,7 +228,6 @@ export async function run(context: BenchContext): Promise<void> {
     const traffic = (async () => {
       for (let n = 0; Date.now() < ends; n++) {
         const at = Date.now();
-        if (n % 300 === 299) token = await fetchToken();
         const response = await (calls[n % calls.length] as () => Promise<Response>)();
         await response.arrayBuffer();
         const minute = minuteOf(at);
@@ -232,20 +236,22 @@ export async function run(context: BenchContext): Promise<void> {
         await pause(Math.max(0, API_EVERY_MS - (Date.now() - at)));
       }
     })();
-    const sample = () => {
+    const sample = async () => {
       const at = Date.now();
-      const usage = process.memoryUsage();
-      const rssMb = usage.rss / 2 ** 20;
-      const heapMb = usage.heapUsed / 2 ** 20;
-      memory.push({ at, rssMb, heapMb });
+      const { rssMb, anonMb, heapMb } = await runtime.memory();
+      memory.push({ at, rssMb, anonMb, heapMb });
       const minute = minuteOf(at - 1);
       minute.rssMb = Math.max(minute.rssMb, rssMb);
+      minute.anonMb = Math.max(minute.anonMb, anonMb);
       minute.heapMb = Math.max(minute.heapMb, heapMb);
     };
-    const sampler = setInterval(sample, SAMPLE_EVERY_MS);
-    await Promise.all([changes, traffic]);
-    sample();
-    clearInterval(sampler);
+    const sampling = (async () => {
+      for (let n = 1; started + n * SAMPLE_EVERY_MS <= ends; n++) {
+        await pause(Math.max(0, started + n * SAMPLE_EVERY_MS - Date.now()));
+        await sample();
+      }
+    })();
+    await Promise.all([changes, traffic, sampling]);
 
     // Every event the client's list has since the start, too: an event made but never listed is counted, as is one listed but never made here.
     let listed = 0;
@@ -344,6 +350,7 @@ function writeReport(context: BenchContext, result: SoakResult): void {
       apiCalls: minute.api.length,
       apiErrors: minute.apiErrors,
       rssMb: round(minute.rssMb),
+      anonMb: round(minute.anonMb),
       heapMb: round(minute.heapMb),
     }));
   const runEnds = Math.max(...result.memory.map((sample) => sample.at));
@@ -368,11 +375,11 @@ function writeReport(context: BenchContext, result: SoakResult): void {
   const signed = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(round(value))}`;
 
   const table = [
-    '| minute | deliveries | change→delivery p50 ms | p99 ms | API calls | API p50 ms | API p99 ms | API 5xx | RSS MB | heap MB |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| minute | deliveries | change→delivery p50 ms | p99 ms | API calls | API p50 ms | API p99 ms | API 5xx | RSS MB | anonymous MB | heap MB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (row) =>
-        `| ${row.minute} | ${row.deliveries} | ${row.p50} | ${row.p99} | ${row.apiCalls} | ${row.apiP50} | ${row.apiP99} | ${row.apiErrors} | ${row.rssMb} | ${row.heapMb} |`,
+        `| ${row.minute} | ${row.deliveries} | ${row.p50} | ${row.p99} | ${row.apiCalls} | ${row.apiP50} | ${row.apiP99} | ${row.apiErrors} | ${row.rssMb} | ${row.anonMb} | ${row.heapMb} |`,
     ),
   ].join('\n');
   const docs = join(repositoryRoot, 'docs');
@@ -388,6 +395,7 @@ function writeReport(context: BenchContext, result: SoakResult): void {
   ]);
   writeLineChart(join(docs, 'soak', 'memory.png'), 'Runtime process memory (peak per minute)', 'MB', [
     { label: 'RSS', colour: '#8250df', points: rows.map((row) => [row.minute, row.rssMb]) },
+    { label: 'RSS, anonymous', colour: '#cf222e', points: rows.map((row) => [row.minute, row.anonMb]) },
     { label: 'heap used (main thread)', colour: '#bf8700', points: rows.map((row) => [row.minute, row.heapMb]) },
   ]);
   const verdict = [
@@ -402,9 +410,11 @@ Run with \`SOAK_MINUTES=${result.minutes} npm run bench -- soak\` on ${new Date(
 ready to soak ${round(result.setupSeconds)} s after it began (the runtime started in ${round(result.runtimeStartSeconds)} s; a first change,
 made before the clock starts, reached all three endpoints ${round(result.firstDeliverySeconds)} s after it was written), and took
 ${round(result.minutes + (result.setupSeconds + result.drainSeconds) / 60)} minutes in all. The local runtime, as \`npm start\` runs it (DynamoDB Local on
-disk, the journaled local queues, the functions in worker threads; memory is this process's, worker
-threads included in RSS, DynamoDB Local's Java process aside), serves an API call every ${API_EVERY_MS} ms (search,
-profile, watches, webhooks, events; a new token every 300 calls) while a watched company changes every
+disk, the journaled local queues, the functions in worker threads), in a process of its own whose
+memory is read from \`/proc/<pid>/status\` (\`VmRSS\`, its worker threads included, and \`RssAnon\`, the
+part that is heaps and buffers rather than code; heap is its main thread's V8 heap; DynamoDB Local's
+Java process aside), serves an API call every ${API_EVERY_MS} ms (search,
+profile, watches, webhooks, events, and a token request every sixth call) while a watched company changes every
 ${CHANGE_EVERY_MS / 1000} s (${COMPANIES} companies, risk changes and new early signals). Three endpoints receive every event: one
 answers at once, one after 20 ms, one fails 10 % of attempts with a 500 (retried on a schedule
 compressed to \`${RETRY_DELAYS}\` s). Change → delivery is timed at the endpoint that answers at once.
