@@ -88,6 +88,9 @@ async function main(): Promise<number> {
   };
   process.once('SIGINT', () => shutdown(0));
   process.once('SIGTERM', () => shutdown(0));
+  // When the console goes away (its terminal or pipe closed), nothing printed can be read, and each
+  // line written would fail again, reported on the console that failed: stop as on SIGTERM instead.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => shutdown(0));
   process.on('uncaughtException', (error) => {
     console.error('Unexpected error:', error);
     shutdown(1);

@@ -107,6 +107,21 @@ describe('npm start', () => {
     expect(run.output()).not.toContain('Press Ctrl-C to stop.');
   });
 
+  it('stops, DynamoDB Local included, when its console goes away under it', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
+    const run = start(['--in-memory'], { BUREAU_DATA_DIR: dataDir });
+    const banner = await readyBanner(run);
+    const { dynamodbEndpoint } = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+    run.child.stdout?.destroy();
+    run.child.stderr?.destroy();
+
+    // Each request is a line on the console, which now has nobody to read it.
+    await fetch(`${/running at (http:\/\/\S+)/.exec(banner)?.[1]}/v1/oauth/token`, { method: 'POST' });
+
+    expect(await run.exited).toBe(0);
+    expect(engineRunningOn(dynamodbEndpoint)).toBe(false);
+  });
+
   it('says which port is taken and how to choose another, before starting anything', async () => {
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
