@@ -44,11 +44,17 @@ const signal = (id: string, state: EarlySignal['state']): EarlySignal => ({
 const profileWrite = fc
   .record({
     jurisdiction: fc.constantFrom('GB' as const, 'IE' as const),
-    number: fc.stringMatching(/^[0-9]{8}$/),
+    number: fc.integer({ min: 0, max: 99_999_999 }).map((value) => String(value).padStart(8, '0')),
     version: fc.integer({ min: 1, max: 10_000 }),
     edited: fc.subarray([...CHANGE_TRACKED_BLOCKS]),
-    known: fc.uniqueArray(fc.stringMatching(/^sig-[a-z0-9]{1,8}$/), { maxLength: 4 }),
-    added: fc.uniqueArray(fc.stringMatching(/^new-[a-z0-9]{1,8}$/), { maxLength: 3 }),
+    known: fc.uniqueArray(
+      fc.nat().map((value) => `sig-${value.toString(36)}`),
+      { maxLength: 4 },
+    ),
+    added: fc.uniqueArray(
+      fc.nat().map((value) => `new-${value.toString(36)}`),
+      { maxLength: 3 },
+    ),
     moves: fc.array(fc.constantFrom<EarlySignal['state']>('active', 'superseded', 'expired'), { minLength: 4, maxLength: 4 }),
   })
   .map(({ jurisdiction, number, version, edited, known, added, moves }) => {
@@ -80,7 +86,8 @@ const reversedKeys = <T>(value: T): T => {
   return value;
 };
 
-const subscriptionId = fc.stringMatching(/^wh_[A-Za-z0-9_-]{16}$/);
+/** As generateSubscriptionId makes them. */
+const subscriptionId = fc.uint8Array({ minLength: 12, maxLength: 12 }).map((bytes) => `wh_${Buffer.from(bytes).toString('base64url')}`);
 
 describe('idempotency keys and delivery ids, for any change and subscription', () => {
   it('give one event per change with a key of its own, the same however often and in whatever key order the images are read', () => {
