@@ -6,7 +6,7 @@
  */
 export const RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 36_000, 36_000, 36_000, 36_000];
 
-/** Attempts a delivery gets before it goes to the dead-letter queue: the first and one per delay. */
+/** Attempts a delivery gets before it is dead (kept in the log for recovery): the first and one per delay. */
 export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
 /** SQS's ceiling on a message's visibility, counted from its receipt. */
