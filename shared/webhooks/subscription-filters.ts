@@ -61,7 +61,7 @@ function companyKey(text: string): string {
   try {
     return `${jurisdiction}:${parseCompanyNumber(match[2] as string, jurisdiction).companyNumber}`;
   } catch {
-    throw new InvalidFiltersError(`filters.companies: ${JSON.stringify(text.slice(0, 40))} is not a ${jurisdiction} company number.`);
+    throw new InvalidFiltersError(`filters.companies: ${JSON.stringify(text.slice(0, 40))} is not a valid ${jurisdiction} company number.`);
   }
 }
 
@@ -79,11 +79,12 @@ export function filtersOf(value: unknown): SubscriptionFilters | null {
   const eventTypes = known('eventTypes', listOf(body, 'eventTypes'), PROFILE_EVENT_TYPES);
   const blocks = known('blocks', listOf(body, 'blocks'), BLOCK_NAMES);
   const jurisdictions = known('jurisdictions', listOf(body, 'jurisdictions'), JURISDICTIONS);
+  // Counted once normalised: gb:1234567 and GB:01234567 are one company. The body's size bounds the work before.
   const companyTexts = listOf(body, 'companies');
-  if (companyTexts && companyTexts.length > MAX_FILTERED_COMPANIES) {
-    throw new InvalidFiltersError(`filters.companies names ${companyTexts.length} companies; at most ${MAX_FILTERED_COMPANIES}.`);
-  }
   const companies = companyTexts ? [...new Set(companyTexts.map(companyKey))] : undefined;
+  if (companies && companies.length > MAX_FILTERED_COMPANIES) {
+    throw new InvalidFiltersError(`filters.companies names ${companies.length} companies; at most ${MAX_FILTERED_COMPANIES}.`);
+  }
   const filters: SubscriptionFilters = {
     ...(eventTypes ? { eventTypes } : {}),
     ...(blocks ? { blocks } : {}),

@@ -181,7 +181,7 @@ describe('the workspace in a browser', () => {
 
     await page.getByLabel('Only these companies').fill('GB:nonsense');
     await page.getByRole('button', { name: 'Save filters' }).click();
-    await page.getByRole('alert').filter({ hasText: 'not a GB company number' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'not a valid GB company number' }).waitFor();
     await page.getByLabel('Only these companies').fill('');
     await page.getByLabel('Ireland').check();
     await page.getByLabel('Early signal updated').check();
