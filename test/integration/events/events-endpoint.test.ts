@@ -129,6 +129,40 @@ describe('GET /v1/events', () => {
     expect(credit).toEqual([[], [many[1050]?.idempotencyKey]]);
   }, 60_000);
 
+  it('answers any odd value with a 4xx naming its parameter, never a 5xx', async () => {
+    const cursorOf = (position: unknown) => Buffer.from(JSON.stringify(position)).toString('base64url');
+    for (const [query, parameter] of [
+      ['since=', 'since'],
+      ['until=', 'until'],
+      ['limit=', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=1e2', 'limit'],
+      ['cursor=', 'cursor'],
+      [`cursor=${cursorOf({ before: 'EVENT#' })}`, 'cursor'],
+      [`cursor=${cursorOf({ before: 7 })}`, 'cursor'],
+      [`cursor=${cursorOf(['EVENT#2026-11-25T00:00:00.000Z#evt_x'])}`, 'cursor'],
+      [`cursor=${cursorOf({ before: `EVENT#2026-11-25T00:00:00.000Z#evt_${'a'.repeat(27)}~` })}`, 'cursor'],
+      ['type=', 'type'],
+      ['block=__proto__', 'block'],
+      ['block=constructor', 'block'],
+      ['jurisdiction=', 'jurisdiction'],
+      ['companyNumber=', 'companyNumber'],
+      ['companyNumber=%00&jurisdiction=GB', 'companyNumber'],
+      [`companyNumber=${encodeURIComponent('\u{1F600}')}&jurisdiction=IE`, 'companyNumber'],
+      ['since=2026-11-25T06:00:00%2B25:00', 'since'],
+      [`since=${encodeURIComponent('\uFF12026-11-25T06:00:00Z')}`, 'since'],
+      ['until=9999-12-31T23:59:60Z', 'until'],
+    ]) {
+      const response = await get(query);
+      expect(response.status, query).toBeGreaterThanOrEqual(400);
+      expect(response.status, query).toBeLessThan(500);
+      expect(response.body, query).toMatchObject({ parameter });
+    }
+    // A well-formed cursor from any time, with any window, is a position and reads as one.
+    const far = cursorOf({ before: `EVENT#2099-01-01T00:00:00.000Z#evt_${'a'.repeat(27)}` });
+    expect(idsOf(await get(`cursor=${far}&until=${ago(25)}`))).toEqual(keysOf(2, 1, 0));
+  });
+
   it('refuses a bad parameter with a 400 naming it', async () => {
     for (const [query, code, parameter] of [
       ['type=profile.deleted', 'invalid_type', 'type'],
