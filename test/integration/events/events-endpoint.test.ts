@@ -152,7 +152,7 @@ describe('GET /v1/events', () => {
       ['since=2026-11-25T06:00:00%2B25:00', 'since'],
       [`since=${encodeURIComponent('\uFF12026-11-25T06:00:00Z')}`, 'since'],
       ['until=9999-12-31T23:59:60Z', 'until'],
-    ]) {
+    ] as const) {
       const response = await get(query);
       expect(response.status, query).toBeGreaterThanOrEqual(400);
       expect(response.status, query).toBeLessThan(500);
