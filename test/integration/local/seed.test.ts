@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type DemoDataset, demoDataset, INDEX_LAYOUT, seedDemoCompanies } from '../../../infra/local/seed';
 import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
@@ -75,6 +75,30 @@ describe('demo data on first start', () => {
 
     expect(interrupted).toBe('interrupted');
     expect(resumed).toBe('loaded');
+  });
+
+  it('stops in the spelling vocabulary as soon as it is told to, rather than writing the rest of it first', async () => {
+    const dataset = smallDataset();
+    const vocabularyKeys = async ({ doc, tableName }: Awaited<ReturnType<typeof companiesOnly>>) =>
+      (
+        await doc.send(
+          new ScanCommand({ TableName: tableName, FilterExpression: 'sk = :words', ExpressionAttributeValues: { ':words': 'WORDS' } }),
+        )
+      ).Items?.length ?? 0;
+    const whole = await companiesOnly();
+    await seedDemoCompanies({ ...whole, log: () => {}, signal: new AbortController().signal, dataset });
+    const stopped = await companiesOnly();
+    const stop = new AbortController();
+    const log = (line: string) => {
+      if (line.includes('spelling vocabulary')) stop.abort();
+    };
+
+    const outcome = await seedDemoCompanies({ ...stopped, log, signal: stop.signal, dataset });
+
+    expect(outcome).toBe('interrupted');
+    // The keys are written in rounds of 100: the one under way when told to stop, and no more.
+    expect(await vocabularyKeys(whole)).toBeGreaterThan(200);
+    expect(await vocabularyKeys(stopped)).toBeLessThanOrEqual(100);
   });
 
   it('completes a partly loaded database without rewriting the companies already there', async () => {
