@@ -19,7 +19,7 @@ import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } fro
  * the same data folder: every (event, subscription) is delivered, always under its one webhook-id.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'bureau-crash-'));
-const WATCHERS = 1500;
+const WATCHERS = 1200;
 const COMPANY = '16400001';
 let runtime: ChildProcess | undefined;
 let receiver: WebhookReceiver;
@@ -45,7 +45,7 @@ async function start(): Promise<{ baseUrl: string; dynamodbEndpoint: string; tab
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 180_000;
   while (!output.includes('Press Ctrl-C to stop.')) {
     if (child.exitCode !== null) throw new Error(`the runtime exited:\n${output}`);
     if (Date.now() > deadline) throw new Error(`the runtime did not start:\n${output}`);
@@ -152,7 +152,7 @@ beforeAll(async () => {
     }
     await doc.send(new BatchWriteCommand({ RequestItems: byTable }));
   }
-}, 180_000);
+}, 420_000);
 
 /** SIGTERM lets the runtime stop its Java process; SIGKILL only if it does not exit soon. */
 afterAll(async () => {
@@ -185,7 +185,7 @@ describe('the local runtime killed with SIGKILL', () => {
     await start();
 
     await everyoneHas(event, 120_000);
-  }, 240_000);
+  }, 300_000);
 
   it('in the middle of sending to thousands of endpoints: the rest are sent after the restart', async () => {
     receiver.respondWith(() => ({ status: 200, delayMs: 50 }));
@@ -195,7 +195,7 @@ describe('the local runtime killed with SIGKILL', () => {
     await start();
 
     await everyoneHas(event, 120_000);
-  }, 240_000);
+  }, 300_000);
 
   it('with a retry scheduled: it is attempted at its time after the restart, under the same webhook-id', async () => {
     let refused = 0;
@@ -208,7 +208,7 @@ describe('the local runtime killed with SIGKILL', () => {
     const attempts = await receiver.waitFor((delivery) => delivery.path === '/demo' && delivery.body.includes(`"${event}"`), 2, 90_000);
     expect(new Set(attempts.map((delivery) => delivery.headers['webhook-id']))).toEqual(new Set([deliveryIdOf(event, demoSubscription)]));
     await everyoneHas(event, 120_000);
-  }, 240_000);
+  }, 300_000);
 
   it('DynamoDB Local killed under the running runtime: started again on its data, the API answers again and nothing is lost', async () => {
     receiver.respondWith(() => ({ status: 200 }));
@@ -229,5 +229,5 @@ describe('the local runtime killed with SIGKILL', () => {
 
     expect(await tokenStatus()).toBe(200);
     await everyoneHas(await change(), 120_000);
-  }, 240_000);
+  }, 300_000);
 });
