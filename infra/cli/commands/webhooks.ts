@@ -77,6 +77,19 @@ function portOption(text: string): number {
   return Number(text);
 }
 
+/**
+ * --filters: the subscription's filters as the API takes them, checked to be JSON and kept as text
+ * (commander turns an option's null into ''); the use case checks what they hold.
+ */
+function filtersOption(text: string): string {
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    throw new InvalidArgumentError('JSON such as {"blocks":["riskOfFailure"],"companies":["GB:01234567"]}, or null for none');
+  }
+}
+
 function statusOption(text: string): number {
   if (!/^[1-5]\d\d$/.test(text)) throw new InvalidArgumentError('an HTTP status from 100 to 599');
   return Number(text);
@@ -93,7 +106,10 @@ function print(
     context.io.out(JSON.stringify(shown, null, 2));
     return;
   }
-  for (const [field, value] of Object.entries(shown)) context.io.out(`${`${field}:`.padEnd(16)}${value}`);
+  for (const [field, value] of Object.entries(shown)) {
+    // Filters are an object: shown as the JSON that --filters takes.
+    context.io.out(`${`${field}:`.padEnd(16)}${typeof value === 'object' && value !== null ? JSON.stringify(value) : value}`);
+  }
 }
 
 /** `bureau webhooks …`: an operator managing a client's webhook subscriptions, as the client does through the API. */
@@ -108,6 +124,7 @@ Examples:
   $ bureau webhooks create --client cli_0123456789abcdef --name Production --url https://hooks.example.com/bureau
   $ bureau webhooks list --client cli_0123456789abcdef
   $ bureau webhooks update --client cli_0123456789abcdef wh_3kYl0g2mZr8xQ1aB --status DISABLED
+  $ bureau webhooks update --client cli_0123456789abcdef wh_3kYl0g2mZr8xQ1aB --filters '{"blocks":["riskOfFailure"]}'
   $ bureau webhooks rotate-secret --client cli_0123456789abcdef wh_3kYl0g2mZr8xQ1aB`,
     );
   const withClient = (command: Command) =>
@@ -116,13 +133,12 @@ Examples:
   withClient(webhooks.command('create').description('register an endpoint; prints its signing secret'))
     .requiredOption('--name <name>', 'a label, e.g. Production')
     .requiredOption('--url <url>', 'https URL that will receive the webhooks')
+    .option('--filters <json>', 'which events it receives, as the API takes them (null: every event)', filtersOption)
     .option('--json', 'print JSON')
-    .action(async (options: { client: string; name: string; url: string; json?: boolean }) => {
-      print(
-        context,
-        await (await subscriptionsOf(context)).register(options.client, { name: options.name, url: options.url }),
-        options.json,
-      );
+    .action(async (options: { client: string; name: string; url: string; filters?: string; json?: boolean }) => {
+      const { name, url, filters } = options;
+      const request = { name, url, ...(filters === undefined ? {} : { filters: JSON.parse(filters) }) };
+      print(context, await (await subscriptionsOf(context)).register(options.client, request), options.json);
     });
 
   withClient(webhooks.command('list').description("list a client's subscriptions"))
@@ -161,16 +177,20 @@ Examples:
       print(context, await (await subscriptionsOf(context)).reveal(options.client, id), options.json);
     });
 
-  withClient(webhooks.command('update').description("change a subscription's name, URL or status"))
+  withClient(webhooks.command('update').description("change a subscription's name, URL, status or filters"))
     .argument('<id>', 'the subscription')
     .option('--name <name>', 'a new label')
     .option('--url <url>', 'a new https URL')
     .option('--status <status>', 'ACTIVE or DISABLED')
+    .option('--filters <json>', 'which events it receives, as the API takes them (null: every event)', filtersOption)
     .option('--json', 'print JSON')
-    .action(async (id: string, options: { client: string; name?: string; url?: string; status?: string; json?: boolean }) => {
-      const { client, json, ...changes } = options;
-      print(context, await (await subscriptionsOf(context)).change(client, id, changes), json);
-    });
+    .action(
+      async (id: string, options: { client: string; name?: string; url?: string; status?: string; filters?: string; json?: boolean }) => {
+        const { client, json, filters, ...changes } = options;
+        const request = { ...changes, ...(filters === undefined ? {} : { filters: JSON.parse(filters) }) };
+        print(context, await (await subscriptionsOf(context)).change(client, id, request), json);
+      },
+    );
 
   withClient(webhooks.command('rotate-secret').description('issue a new signing secret; the old one signs beside it for 24 hours'))
     .argument('<id>', 'the subscription')

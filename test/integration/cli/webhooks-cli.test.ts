@@ -72,6 +72,34 @@ describe('bureau webhooks', () => {
     expect(empty.stdout).toBe('Client cli-acme has no webhook subscriptions.');
   });
 
+  it('sets filters as the API takes them, shows them as that JSON, removes them with null, and refuses what the API refuses', async () => {
+    const created = await bureau(
+      'webhooks',
+      'create',
+      '--client',
+      'cli-filters',
+      '--name',
+      'Risk',
+      '--url',
+      'https://hooks.example.com/in',
+      '--filters',
+      '{"blocks":["riskOfFailure"],"companies":["gb:1234567"]}',
+      '--json',
+    );
+    const { id, filters } = JSON.parse(created.stdout) as { id: string; filters: unknown };
+    const shown = await bureau('webhooks', 'show', '--client', 'cli-filters', id);
+    const cleared = await bureau('webhooks', 'update', '--client', 'cli-filters', id, '--filters', 'null', '--json');
+    const unknown = await bureau('webhooks', 'update', '--client', 'cli-filters', id, '--filters', '{"blocks":["secrets"]}');
+    const notJson = await bureau('webhooks', 'update', '--client', 'cli-filters', id, '--filters', '{blocks:}');
+
+    expect(filters).toEqual({ blocks: ['riskOfFailure'], companies: ['GB:01234567'] });
+    expect(shown.stdout).toContain('filters:        {"blocks":["riskOfFailure"],"companies":["GB:01234567"]}');
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ id, filters: null });
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('filters.blocks has values it does not know: "secrets"') });
+    expect(notJson.code).not.toBe(0);
+    expect(notJson.stderr).toContain('JSON such as');
+  });
+
   it('keeps clients apart, and refuses what the API refuses, with one line and exit code 1', async () => {
     const created = await bureau(
       'webhooks',
