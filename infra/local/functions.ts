@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FUNCTION_DEFAULTS, type FunctionSpec } from '../catalogue';
-import type { InstanceData, InvocationReply } from './instance/instance-main';
+import { functionBundle } from './function-bundle';
+import type { InstanceData, InvocationReply, InvocationRequest } from './instance/instance-main';
 import type { LocalFunctionIdentity } from './lambda-context';
 
 /** Where a local function says it runs; only visible in ARNs and the context object. */
@@ -56,7 +56,6 @@ export class FunctionError extends Error {
   }
 }
 
-const BOOT = new URL('./instance/boot.mjs', import.meta.url);
 /**
  * Lambda allows 10 s to load a function; one machine starting many instances at once is slower than
  * AWS, so a hung import is caught with more room.
@@ -71,10 +70,13 @@ class FunctionInstance {
 
   constructor(
     private readonly functionName: string,
+    code: string,
     data: InstanceData,
     environment: Readonly<Record<string, string>>,
   ) {
-    this.worker = new Worker(BOOT, { workerData: data, env: { ...environment } });
+    // Not the runtime's own flags (tsx's loader among them): the bundle is plain JavaScript, and its
+    // source map keeps stack traces pointing at the TypeScript.
+    this.worker = new Worker(code, { workerData: data, env: { ...environment }, execArgv: ['--enable-source-maps'] });
     // An idle instance must not keep the runtime's process alive; an invocation in flight does.
     this.worker.unref();
     this.worker.on('message', (reply: InvocationReply) => {
@@ -120,7 +122,7 @@ class FunctionInstance {
         },
       };
       this.worker.ref();
-      this.worker.postMessage({ event });
+      this.worker.postMessage({ event } satisfies InvocationRequest);
     }).finally(() => {
       if (!this.dead) this.worker.unref();
     });
@@ -152,6 +154,8 @@ export class LocalFunction {
   readonly concurrency: number;
   private readonly data: InstanceData;
   private readonly environment: Readonly<Record<string, string>>;
+  /** The instances' code, built from the start: the first cold start should not also wait for it. */
+  private readonly code: Promise<string>;
   private readonly idle: FunctionInstance[] = [];
   private readonly all = new Set<FunctionInstance>();
 
@@ -167,8 +171,13 @@ export class LocalFunction {
       region: options.region ?? options.environment?.AWS_REGION ?? 'eu-west-2',
       accountId: LOCAL_ACCOUNT_ID,
     };
-    this.data = { entryUrl: pathToFileURL(entry).href, identity };
+    this.data = { identity };
     this.environment = options.environment ?? {};
+    this.code = functionBundle(entry).catch((error: Error) => {
+      throw new Error(`${this.functionName}: its code could not be built: ${error.message}`);
+    });
+    // A function nobody invokes must not fail the runtime over its build: only an invocation hears of it.
+    this.code.catch(() => {});
   }
 
   /** Instances that exist now, busy or idle. */
@@ -177,7 +186,7 @@ export class LocalFunction {
   }
 
   async invoke(event: unknown): Promise<unknown> {
-    const instance = this.acquire();
+    const instance = this.acquire(await this.code);
     try {
       return await instance.invoke(event, this.timeoutSeconds);
     } finally {
@@ -194,13 +203,13 @@ export class LocalFunction {
     await Promise.all(instances.map((instance) => instance.terminate()));
   }
 
-  private acquire(): FunctionInstance {
+  private acquire(code: string): FunctionInstance {
     for (let instance = this.idle.pop(); instance; instance = this.idle.pop()) {
       if (instance.usable) return instance;
       this.all.delete(instance);
     }
     if (this.all.size >= this.concurrency) throw new FunctionThrottledError(this.functionName, this.concurrency);
-    const instance = new FunctionInstance(this.functionName, this.data, this.environment);
+    const instance = new FunctionInstance(this.functionName, code, this.data, this.environment);
     this.all.add(instance);
     return instance;
   }

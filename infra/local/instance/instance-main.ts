@@ -11,7 +11,6 @@ import { createLambdaContext, type LocalFunctionIdentity } from '../lambda-conte
  * first, as a cold start would.
  */
 export interface InstanceData {
-  readonly entryUrl: string;
   readonly identity: LocalFunctionIdentity;
 }
 
@@ -32,40 +31,45 @@ export type InvocationReply =
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
-const { entryUrl, identity } = workerData as InstanceData;
-
-// On every AWS client the handler builds, IAM's stand-in and calls that wait out a restart of DynamoDB
-// Local: installed from here, so no deployed bundle carries them.
-const grants = localGrantHook(process.env);
-if (grants) onAwsClientCreated(grants);
-onAwsClientCreated(rideOutEngineRestarts());
-
-let loading: Promise<Handler> | undefined;
-
-function load(): Promise<Handler> {
-  loading ??= import(entryUrl).then((module: { handler?: unknown }) => {
-    if (typeof module.handler !== 'function') throw new Error(`${entryUrl} does not export a handler function`);
-    return module.handler as Handler;
-  });
-  return loading;
-}
-
 const describe = (error: unknown) =>
   error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { name: 'Error', message: String(error) };
 
-parentPort?.on('message', async ({ event }: InvocationRequest) => {
-  let handler: Handler;
-  try {
-    handler = await load();
-  } catch (error) {
-    parentPort?.postMessage({ ok: false, error: describe(error), initFailed: true } satisfies InvocationReply);
-    return;
-  }
-  try {
-    parentPort?.postMessage({ started: true } satisfies InvocationReply);
-    const result = await handler(event, createLambdaContext(identity));
-    parentPort?.postMessage({ ok: true, result } satisfies InvocationReply);
-  } catch (error) {
-    parentPort?.postMessage({ ok: false, error: describe(error), initFailed: false } satisfies InvocationReply);
-  }
-});
+/**
+ * Serves this thread's invocations with the handler `load` imports, the first time one comes. The
+ * instance's bundle (function-bundle.ts) calls it with the handler's module as a lazy import.
+ */
+export function serveInvocations(entry: string, load: () => Promise<{ handler?: unknown }>): void {
+  const { identity } = workerData as InstanceData;
+
+  // On every AWS client the handler builds, IAM's stand-in and calls that wait out a restart of
+  // DynamoDB Local: installed before the handler loads, and from here, so no deployed bundle carries them.
+  const grants = localGrantHook(process.env);
+  if (grants) onAwsClientCreated(grants);
+  onAwsClientCreated(rideOutEngineRestarts());
+
+  let loading: Promise<Handler> | undefined;
+  const handlerOf = (): Promise<Handler> => {
+    loading ??= load().then((module) => {
+      if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler function`);
+      return module.handler as Handler;
+    });
+    return loading;
+  };
+
+  parentPort?.on('message', async ({ event }: InvocationRequest) => {
+    let handler: Handler;
+    try {
+      handler = await handlerOf();
+    } catch (error) {
+      parentPort?.postMessage({ ok: false, error: describe(error), initFailed: true } satisfies InvocationReply);
+      return;
+    }
+    try {
+      parentPort?.postMessage({ started: true } satisfies InvocationReply);
+      const result = await handler(event, createLambdaContext(identity));
+      parentPort?.postMessage({ ok: true, result } satisfies InvocationReply);
+    } catch (error) {
+      parentPort?.postMessage({ ok: false, error: describe(error), initFailed: false } satisfies InvocationReply);
+    }
+  });
+}

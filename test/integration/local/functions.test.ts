@@ -1,5 +1,8 @@
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { functionBundle } from '../../../infra/local/function-bundle';
 import { FunctionThrottledError, LocalFunction } from '../../../infra/local/functions';
 
 const entry = join(import.meta.dirname, 'fixtures/environment-handler.ts');
@@ -63,5 +66,22 @@ describe('a local function', () => {
 
     expect(Date.now() - started).toBeLessThan(500);
     await busy;
+  });
+
+  it('runs its code as it is now: built again when a file its handler imports has changed, reused while none has', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'bureau-function-'));
+    const handler = join(folder, 'handler.ts');
+    writeFileSync(join(folder, 'answer.ts'), 'export const answer = 1;\n');
+    writeFileSync(handler, "import { answer } from './answer';\nexport const handler = async () => answer;\n");
+
+    const before = await localFunction({ entry: handler }).invoke({});
+    const built = statSync(await functionBundle(handler)).mtimeMs;
+    const reused = statSync(await functionBundle(handler)).mtimeMs;
+    writeFileSync(join(folder, 'answer.ts'), 'export const answer = 22;\n');
+    const after = await localFunction({ entry: handler }).invoke({});
+
+    expect(before).toBe(1);
+    expect(reused).toBe(built);
+    expect(after).toBe(22);
   });
 });
