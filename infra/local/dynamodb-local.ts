@@ -159,8 +159,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   };
 }
 
-/** Restarts of a dying engine allowed within a minute before the runtime gives up on it. */
-const RESTARTS_PER_MINUTE = 3;
+/** Deaths of the engine within a minute at which the runtime gives up on it: one that keeps dying will not recover by itself. */
+const DEATHS_PER_MINUTE = 3;
 
 export interface EngineRestart {
   /** How the engine's process ended: "signal SIGKILL", "exit code 1". */
@@ -187,16 +187,16 @@ export async function startSupervisedDynamoDbLocal(options: DynamoDbLocalOptions
   let engine = await startDynamoDbLocal(options);
   const port = engine.port;
   let stopping = false;
-  const restarts: number[] = [];
+  const deaths: number[] = [];
   const watch = (current: DynamoDbLocal): void => {
     void current.exited.then(async (ended) => {
       if (stopping) return;
       if (!options.dataDir) return supervision.onGiveUp(`DynamoDB Local stopped (${ended}), and its data was in memory: it is gone`);
       const now = Date.now();
-      restarts.push(now);
-      while ((restarts[0] as number) < now - 60_000) restarts.shift();
-      if (restarts.length > RESTARTS_PER_MINUTE) {
-        return supervision.onGiveUp(`DynamoDB Local stopped ${restarts.length} times within a minute (last: ${ended})`);
+      deaths.push(now);
+      while ((deaths[0] as number) < now - 60_000) deaths.shift();
+      if (deaths.length >= DEATHS_PER_MINUTE) {
+        return supervision.onGiveUp(`DynamoDB Local stopped ${deaths.length} times within a minute (last: ${ended})`);
       }
       try {
         engine = await startDynamoDbLocal({ ...options, port });
@@ -204,7 +204,7 @@ export async function startSupervisedDynamoDbLocal(options: DynamoDbLocalOptions
         return supervision.onGiveUp(`DynamoDB Local stopped (${ended}) and could not start again: ${(error as Error).message}`);
       }
       if (stopping) return void engine.stop();
-      supervision.onRestart({ ended, restarts: restarts.length, seconds: (Date.now() - now) / 1000 });
+      supervision.onRestart({ ended, restarts: deaths.length, seconds: (Date.now() - now) / 1000 });
       watch(engine);
     });
   };
