@@ -95,7 +95,7 @@ export type RouteAccess =
   | 'bearer'
   /** A workspace session cookie (or a sign-in, which starts one), checked in the function. */
   | 'workspace-session'
-  /** Public by design: the JWKS that verifies tokens. */
+  /** Public by design: the JWKS that verifies tokens, and the API's OpenAPI document. */
   | 'public';
 
 /** How a function uses the KMS key that seals webhook signing secrets. */
@@ -203,6 +203,14 @@ export const functions: readonly FunctionSpec[] = [
     timeoutSeconds: 30,
     // Never starved by a burst of traffic elsewhere in the account: a rotation that cannot run leaves the key unrotated.
     reservedConcurrency: 1,
+  },
+  {
+    id: 'apiDocument',
+    entry: 'functions/openapi/handler.ts',
+    description: "The API's OpenAPI 3.1 document, public and cacheable",
+    routes: [{ method: 'GET', path: '/v1/openapi.json', access: 'public' }],
+    tables: [],
+    memoryMb: 256,
   },
   {
     id: 'search',

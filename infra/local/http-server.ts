@@ -51,6 +51,39 @@ export interface HttpServerOptions {
   readonly maxBodyBytes?: number;
   /** Static files served beside the routes (the workspace's pages), as CloudFront serves them deployed. */
   readonly staticSite?: StaticSite;
+  /** Told of every request a route answered, whole: how tests check each answer against the API's document. */
+  readonly onExchange?: (exchange: HttpExchange) => void;
+}
+
+/** A request to a route and the answer it got, as the client saw them. */
+export interface HttpExchange {
+  /** The route's key, e.g. "GET /v1/profile/{companyNumber}". */
+  readonly routeKey: string;
+  readonly method: string;
+  /** The request target: path and query string. */
+  readonly target: string;
+  /** Names lower-cased; a repeated header's values joined with ", ". */
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  readonly requestBody: Buffer;
+  readonly status: number;
+  /** Names lower-cased; a repeated header's values joined with ", ". */
+  readonly responseHeaders: Readonly<Record<string, string>>;
+  readonly responseBody: Buffer;
+}
+
+function headerRecord(pairs: Iterable<readonly [string, string]>): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    record[key] = record[key] === undefined ? value : `${record[key]}, ${value}`;
+  }
+  return record;
+}
+
+function rawHeaderPairs(raw: readonly string[]): Array<readonly [string, string]> {
+  const pairs: Array<readonly [string, string]> = [];
+  for (let index = 0; index + 1 < raw.length; index += 2) pairs.push([raw[index] as string, raw[index + 1] as string]);
+  return pairs;
 }
 
 export interface RunningHttpServer {
@@ -172,11 +205,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const target = request.url ?? '/';
     let result: GatewayResponse;
     let requestId = gatewayRequestId();
+    let routeKey: string | undefined;
+    let body: Buffer = Buffer.alloc(0);
     try {
       if (Buffer.byteLength(target) > MAX_REQUEST_LINE_BYTES) throw new UriTooLongError();
       const { path } = splitTarget(target);
       const match = routes.match(method, path);
-      const body = await readBody(request, limit);
+      routeKey = match?.routeKey;
+      body = await readBody(request, limit);
       const file = match ? undefined : options.staticSite?.(method, path);
       if (file) {
         result = file;
@@ -215,6 +251,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     if (result.statusCode === 413) response.setHeader('connection', 'close');
     send(response, result, requestId, method);
+    if (routeKey && options.onExchange) {
+      const bodyless = method === 'HEAD' || result.statusCode === 204 || result.statusCode === 304;
+      options.onExchange({
+        routeKey,
+        method,
+        target,
+        requestHeaders: headerRecord(rawHeaderPairs(request.rawHeaders)),
+        requestBody: body,
+        status: result.statusCode,
+        responseHeaders: headerRecord([...result.headers, ['apigw-requestid', requestId]]),
+        responseBody: bodyless ? Buffer.alloc(0) : result.body,
+      });
+    }
     const path = target.split('?')[0];
     options.log?.(`${method} ${path} ${result.statusCode} ${Math.round(performance.now() - started)}ms`);
   }

@@ -14,7 +14,7 @@ import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionEnvironment, settingsFrom } from './function-environment';
 import { type LocalFunction, localFunctionFromSpec } from './functions';
 import { CALL_LOG_VARIABLE } from './grants';
-import { type HttpRoute, PortInUseError, startHttpServer } from './http-server';
+import { type HttpExchange, type HttpRoute, PortInUseError, startHttpServer } from './http-server';
 import { startLocalKms } from './kms';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
 import { ensureQueue, localQueueSpec } from './queues';
@@ -41,6 +41,8 @@ export interface LocalRuntimeOptions {
   readonly logError?: (message: string, error: unknown) => void;
   /** The runtime cannot go on (its DynamoDB Local keeps dying): npm start stops with this message. */
   readonly onFatal?: (message: string) => void;
+  /** Told of every request a route answered, with the answer (tests check each against the API's document). */
+  readonly onExchange?: (exchange: HttpExchange) => void;
   /**
    * The environment the operator started the runtime in: PORT, BUREAU_DYNAMODB_PORT, AWS_REGION,
    * the demo client's fixed credentials, the settings handed on to the functions, and BUREAU_CALL_LOG,
@@ -266,6 +268,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       log: options.quiet ? undefined : log,
       logError,
       staticSite: workspaceSite(await ensureWorkspaceBuilt(log)),
+      ...(options.onExchange ? { onExchange: options.onExchange } : {}),
     });
     cleanups.push(() => http.stop());
     // WebAuthn accepts "localhost" as a site, never an IP address: passkeys need this name.

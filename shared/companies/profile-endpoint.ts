@@ -1,4 +1,5 @@
 import type { ProtectedHandler } from '../auth/protect';
+import { ifNoneMatchMatches } from '../http/conditional';
 import { notFound } from '../http/errors';
 import { json } from '../http/responses';
 import { BusinessMetric, count } from '../observability/metrics';
@@ -7,18 +8,6 @@ import { companyNumberOf, jurisdictionParam } from './request-params';
 
 /** Clients may keep a copy but must revalidate it (ETag) before each use. */
 const CACHE_CONTROL = 'private, no-cache';
-
-/**
- * If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/"x" matches "x"; "*" matches any
- * current representation; a list matches when any member does.
- */
-export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const opaque = etag.replace(/^W\//, '');
-  for (const match of header.matchAll(/(?:W\/)?("[^"]*")/g)) if (match[1] === opaque) return true;
-  return false;
-}
 
 /** GET /v1/profile/{companyNumber}?jurisdiction=; may start before the rate limit answers (it undoes its watch if refused). */
 export function createProfileEndpoint(deps: ProfileServiceDeps): ProtectedHandler {

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import type { HttpExchange } from '../../infra/local/http-server';
 import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime';
+import { ApiContract, describeViolations } from './contract';
 
 export interface ClientCredentials {
   readonly clientId: string;
@@ -25,7 +27,16 @@ export interface TestRuntime {
  */
 export async function startTestRuntime(environment: Record<string, string> = {}): Promise<TestRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bureau-e2e-'));
-  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true, environment });
+  // Every answer the API gives a test is checked against its OpenAPI document, so an undocumented
+  // status, field or header fails the file that met it.
+  const contract = new ApiContract();
+  const violations: Array<{ exchange: HttpExchange; problems: string[] }> = [];
+  const onExchange = (exchange: HttpExchange) => {
+    if (!contract.covers(exchange)) return;
+    const problems = contract.check(exchange);
+    if (problems.length > 0) violations.push({ exchange, problems });
+  };
+  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true, environment, onExchange });
   const demoClient = { clientId: runtime.demoClient.clientId, clientSecret: runtime.demoClient.clientSecret };
   return {
     baseUrl: runtime.baseUrl,
@@ -49,6 +60,8 @@ export async function startTestRuntime(environment: Record<string, string> = {})
     async stop() {
       await runtime.stop();
       rmSync(dataDir, { recursive: true, force: true });
+      if (violations.length > 0)
+        throw new Error(`${violations.length} answers of the API break its OpenAPI document:\n${describeViolations(violations)}`);
     },
   };
 }
