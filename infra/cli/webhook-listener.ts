@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
+import { verifyWebhook } from '../../packages/client/src/index';
 
 /** A subscription whose secret may have signed a delivery. */
 export interface ListenerSecret {
@@ -41,7 +41,7 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
 
 /**
  * A local webhook receiver for trying deliveries out: prints each one in a line, says whether its
- * signature verified (with the Standard Webhooks library, as a subscriber would) and with which
+ * signature verified (with the SDK's verifyWebhook, as a subscriber would) and with which
  * subscription's secret, and answers with the status it was told.
  */
 export async function startWebhookListener(options: ListenerOptions): Promise<Listener> {
@@ -56,7 +56,7 @@ export async function startWebhookListener(options: ListenerOptions): Promise<Li
     let verifiedBy: string | undefined;
     for (const { subscriptionId, secret } of await options.secrets()) {
       try {
-        new Webhook(secret).verify(body, headers);
+        await verifyWebhook(body, request.headers, secret);
         verifiedBy = subscriptionId;
         break;
       } catch {
