@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { HttpExchange } from '../../infra/local/http-server';
 import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime';
+import { BureauApiError, requestToken } from '../../packages/client/src/index';
 import { ApiContract, describeViolations } from './contract';
 
 export interface ClientCredentials {
@@ -43,19 +44,15 @@ export async function startTestRuntime(environment: Record<string, string> = {})
     demoClient,
     runtime,
     async fetchToken(credentials = demoClient) {
-      const response = await fetch(`${runtime.baseUrl}/v1/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          grant_type: 'client_credentials',
-          client_id: credentials.clientId,
-          client_secret: credentials.clientSecret,
-        }),
-      });
-      const body = (await response.json()) as { access_token?: string };
-      if (response.status !== 200 || !body.access_token)
-        throw new Error(`token request failed with ${response.status}: ${JSON.stringify(body)}`);
-      return body.access_token;
+      try {
+        // No retries and a generous limit: a test that meets a 429 or a slow first start must see it as it was.
+        const token = await requestToken({ baseUrl: runtime.baseUrl, ...credentials, maxRetries: 0, timeoutMs: 120_000 });
+        return token.accessToken;
+      } catch (error) {
+        if (error instanceof BureauApiError)
+          throw new Error(`token request failed with ${error.status}: ${JSON.stringify(error.body)}`, { cause: error });
+        throw error;
+      }
     },
     async stop() {
       await runtime.stop();

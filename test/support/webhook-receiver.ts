@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { verifyWebhook, type WebhookEvent } from '../../packages/client/src/index';
 
 export interface ReceivedDelivery {
   readonly path: string;
@@ -26,6 +27,14 @@ export interface WebhookReceiver {
   /** Resolves once `count` deliveries matching `match` have arrived; rejects after timeoutMs. */
   waitFor(match: (delivery: ReceivedDelivery) => boolean, count?: number, timeoutMs?: number): Promise<ReceivedDelivery[]>;
   stop(): Promise<void>;
+}
+
+/**
+ * The delivery's event once its signature is verified as a subscriber verifies it, with the SDK (any
+ * of the secrets may match, as during a rotation); throws WebhookVerificationError naming the reason.
+ */
+export function verifiedEvent(delivery: ReceivedDelivery, secretOrSecrets: string | readonly string[]): Promise<WebhookEvent> {
+  return verifyWebhook(delivery.body, delivery.headers, secretOrSecrets);
 }
 
 /**
