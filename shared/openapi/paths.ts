@@ -47,7 +47,7 @@ const ok = (description: string, schema: Schema, example: unknown, headers: Reco
 const op = (operation: Operation): Operation => ({ security: [{ bearer: [] }, { oauth2: [] }], ...operation });
 
 export function paths(): Record<string, Record<string, unknown>> {
-  return {
+  return withPathRefusals({
     '/v1/oauth/token': {
       post: {
         operationId: 'createToken',
@@ -202,6 +202,7 @@ export function paths(): Record<string, Record<string, unknown>> {
             'invalid_jurisdiction',
             'jurisdiction_required',
             'malformed_query_string',
+            'malformed_path',
           ]),
           '404': problem('A well-formed number the register does not have.', ['company_not_found']),
           ...protectedResponses,
@@ -335,7 +336,14 @@ export function paths(): Record<string, Record<string, unknown>> {
         requestBody: { required: true, content: jsonBody(ref('SubscriptionChange'), { status: 'ACTIVE' }) },
         responses: {
           '200': ok('The subscription as changed.', ref('SubscriptionWithSecret'), examples.subscriptionWithSecret),
-          '400': problem('A bad body.', ['invalid_body', 'invalid_name', 'invalid_url', 'invalid_status', 'invalid_filters']),
+          '400': problem('A bad body.', [
+            'invalid_body',
+            'invalid_name',
+            'invalid_url',
+            'invalid_status',
+            'invalid_filters',
+            'malformed_path',
+          ]),
           '404': notFound,
           ...bodyResponses,
           ...protectedResponses,
@@ -389,7 +397,7 @@ export function paths(): Record<string, Record<string, unknown>> {
         parameters: listingParameters,
         responses: {
           '200': ok('A page of attempts.', ref('DeliveriesPage'), examples.deliveriesPage),
-          '400': problem('A malformed parameter.', ['invalid_limit', 'invalid_cursor', 'malformed_query_string']),
+          '400': problem('A malformed parameter.', ['invalid_limit', 'invalid_cursor', 'malformed_query_string', 'malformed_path']),
           '404': notFound,
           ...protectedResponses,
         },
@@ -423,7 +431,7 @@ export function paths(): Record<string, Record<string, unknown>> {
         requestBody: { required: true, content: jsonBody(ref('RecoveryRequest'), { since: '2026-11-20T00:00:00Z' }) },
         responses: {
           '202': ok('The page is queued.', ref('Recovery'), { since: '2026-11-20T00:00:00.000Z', queued: 214, nextCursor: null }),
-          '400': problem('A bad body.', ['invalid_body', 'invalid_since', 'invalid_cursor']),
+          '400': problem('A bad body.', ['invalid_body', 'invalid_since', 'invalid_cursor', 'malformed_path']),
           '404': notFound,
           '409': problem('The subscription is disabled: enable it first.', ['webhook_disabled']),
           ...bodyResponses,
@@ -431,7 +439,23 @@ export function paths(): Record<string, Record<string, unknown>> {
         },
       }),
     },
-  };
+  });
+}
+
+/**
+ * A path parameter whose percent-encoding is malformed or not UTF-8 is refused before any function
+ * runs (400 `malformed_path`): every operation with one may answer so.
+ */
+function withPathRefusals(paths: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  for (const [path, item] of Object.entries(paths)) {
+    if (!path.includes('{')) continue;
+    for (const operation of Object.values(item)) {
+      if (Array.isArray(operation)) continue;
+      const responses = (operation as { responses: Record<string, unknown> }).responses;
+      responses['400'] ??= response('MalformedPath');
+    }
+  }
+  return paths;
 }
 
 const notFound = problem('Not a subscription of this client (or none at all).', ['webhook_not_found']);
@@ -520,6 +544,10 @@ export function componentResponses(): Record<string, unknown> {
         "The gateway or the function is over its rate for the whole service (a problem with `error` `throttled`, or the gateway's own answer). Wait for `Retry-After` when given, else back off.",
       headers: { 'Retry-After': { description: 'Seconds to wait, when known.', schema: { type: 'string' } } },
       content: { [PROBLEM]: { schema: ref('Problem') }, 'application/json': { schema: ref('GatewayError') } },
+    },
+    MalformedPath: {
+      description: 'A path parameter is not valid percent-encoded UTF-8. `error`: `malformed_path`.',
+      content: { [PROBLEM]: { schema: ref('Problem') } },
     },
     PayloadTooLarge: {
       description: `The body exceeds ${MAX_REQUEST_BODY_BYTES} bytes: refused before it is read. \`error\`: \`payload_too_large\`.`,

@@ -77,7 +77,8 @@ const companyKey: Schema = {
   description: '`JURISDICTION:NUMBER`, the number in canonical form (`GB:01234567`, `IE:123456`).',
 };
 
-const filters: Schema = {
+/** Filters as a request sends them (`companies` in any usual spelling) or as the API shows them (canonical). */
+const filters = (companies: Schema): Schema => ({
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -87,9 +88,9 @@ const filters: Schema = {
     eventTypes: { type: 'array', minItems: 1, uniqueItems: true, items: profileEventType },
     blocks: { type: 'array', minItems: 1, uniqueItems: true, items: block },
     jurisdictions: { type: 'array', minItems: 1, uniqueItems: true, items: jurisdiction },
-    companies: { type: 'array', minItems: 1, maxItems: MAX_FILTERED_COMPANIES, items: companyKey },
+    companies: { type: 'array', minItems: 1, maxItems: MAX_FILTERED_COMPANIES, items: companies },
   },
-};
+});
 
 const subscriptionName: Schema = {
   type: 'string',
@@ -106,7 +107,7 @@ const subscriptionUrl: Schema = {
 };
 
 const subscriptionProperties: Record<string, Schema> = {
-  id: { type: 'string', pattern: '^wh_[A-Za-z0-9]+$' },
+  id: { type: 'string', pattern: '^wh_[A-Za-z0-9_-]+$' },
   name: { type: 'string' },
   url: { type: 'string' },
   status: { type: 'string', enum: [...SUBSCRIPTION_STATUSES] },
@@ -266,12 +267,18 @@ export function componentSchemas(): Record<string, Schema> {
       properties: { jurisdiction, companyNumber: { type: 'string' }, watchedSince: instant, lastFetchedAt: instant },
     },
     WatchesPage: page('Watch'),
-    SubscriptionFilters: filters,
+    SubscriptionFilters: filters(companyKey),
+    SubscriptionFiltersInput: filters({
+      type: 'string',
+      minLength: 3,
+      maxLength: 40,
+      description: '`JURISDICTION:NUMBER`, the number in any spelling a profile lookup takes (`gb:1234567` is kept as `GB:01234567`).',
+    }),
     NewSubscription: {
       type: 'object',
       additionalProperties: false,
       required: ['name', 'url'],
-      properties: { name: subscriptionName, url: subscriptionUrl, filters: nullable(ref('SubscriptionFilters')) },
+      properties: { name: subscriptionName, url: subscriptionUrl, filters: nullable(ref('SubscriptionFiltersInput')) },
     },
     SubscriptionChange: {
       type: 'object',
@@ -284,7 +291,7 @@ export function componentSchemas(): Record<string, Schema> {
           enum: [...SUBSCRIPTION_STATUSES],
           description: 'ACTIVE again clears `disabledReason` and `failingSince`.',
         },
-        filters: { ...nullable(ref('SubscriptionFilters')), description: 'null removes them.' },
+        filters: { ...nullable(ref('SubscriptionFiltersInput')), description: 'null removes them.' },
       },
     },
     Subscription: {

@@ -277,6 +277,8 @@ describe('delivery', () => {
     ).toMatchObject({
       type: 'webhook.test',
     });
+    // The log records an attempt once the receiver has answered: a retry names a logged delivery.
+    await expect.poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries`)).body?.items.length).toBe(1);
     const retried = await api(`/v1/webhooks/${subscription.id}/deliveries/${test.body?.deliveryId}/retry`, { method: 'POST' });
     expect(retried.status).toBe(202);
     const both = await receiver.waitFor(to('/tested'), 2);
