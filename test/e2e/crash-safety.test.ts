@@ -228,6 +228,7 @@ afterAll(async () => {
   }
   await receiver?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  expect(output).not.toContain('breaks the OpenAPI document');
 }, 60_000);
 
 describe('the local runtime killed with SIGKILL', () => {
