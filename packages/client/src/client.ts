@@ -104,7 +104,7 @@ export interface BureauClient {
     recover(id: string, params: RecoverParams, options?: CallOptions): Promise<Recovery>;
   };
   /** The access token the next call will send, asked for if there is none or it is about to expire. */
-  accessToken(options?: CallOptions): Promise<string>;
+  accessToken(): Promise<string>;
 }
 
 interface CachedProfile {
