@@ -77,6 +77,7 @@ export interface ApiSchemas {
   Subscription: Subscription;
   SubscriptionChange: SubscriptionChange;
   SubscriptionFilters: SubscriptionFilters;
+  SubscriptionFiltersInput: SubscriptionFiltersInput;
   SubscriptionWithSecret: SubscriptionWithSecret;
   SubscriptionsPage: SubscriptionsPage;
   TestDelivery: TestDelivery;
@@ -214,12 +215,12 @@ export interface NewSubscription {
    * An https URL without credentials or fragment, on port 443 or 8443 (unless the operator allows others), whose host is or resolves only to public addresses.
    */
   url: string;
-  filters?: SubscriptionFilters | null;
+  filters?: SubscriptionFiltersInput | null;
 }
 /**
  * Which events the subscription receives. Each list is optional; a list present lets through only events whose value is in it, and all lists present must agree. The test event ignores filters.
  */
-export interface SubscriptionFilters {
+export interface SubscriptionFiltersInput {
   /**
    * @minItems 1
    */
@@ -236,7 +237,7 @@ export interface SubscriptionFilters {
    * @minItems 1
    * @maxItems 100
    *
-   * Items: `JURISDICTION:NUMBER`, the number in canonical form (`GB:01234567`, `IE:123456`).
+   * Items: `JURISDICTION:NUMBER`, the number in any spelling a profile lookup takes (`gb:1234567` is kept as `GB:01234567`).
    */
   companies?: string[];
 }
@@ -554,6 +555,30 @@ export interface RotatedSubscription {
   previousSigningSecretExpiresAt: string;
 }
 /**
+ * Which events the subscription receives. Each list is optional; a list present lets through only events whose value is in it, and all lists present must agree. The test event ignores filters.
+ */
+export interface SubscriptionFilters {
+  /**
+   * @minItems 1
+   */
+  eventTypes?: ('profile.changed' | 'profile.early_signal.detected' | 'profile.early_signal.updated')[];
+  /**
+   * @minItems 1
+   */
+  blocks?: ('overview' | 'tradingStatus' | 'filingBehaviour' | 'riskOfFailure' | 'creditCapacity' | 'earlySignals')[];
+  /**
+   * @minItems 1
+   */
+  jurisdictions?: ('GB' | 'IE')[];
+  /**
+   * @minItems 1
+   * @maxItems 100
+   *
+   * Items: `JURISDICTION:NUMBER`, the number in canonical form (`GB:01234567`, `IE:123456`).
+   */
+  companies?: string[];
+}
+/**
  * Why the item matched. New `type` values may be added within v1.
  */
 export interface SearchMatch {
@@ -633,7 +658,7 @@ export interface SubscriptionChange {
   /**
    * null removes them.
    */
-  filters?: SubscriptionFilters | null;
+  filters?: SubscriptionFiltersInput | null;
 }
 /**
  * A subscription as an answer about it alone shows it: with its signing secret.
