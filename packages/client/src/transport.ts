@@ -79,20 +79,28 @@ export class Transport {
       if (body !== undefined) headers['content-type'] = 'application/json';
       // Read for every attempt: a retry after a long wait goes out with a token still valid.
       if (authorization) headers.authorization = `Bearer ${await authorization()}`;
-      const timeout = AbortSignal.timeout(this.timeoutMs);
-      const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+      // A timer cleared once the answer is read, rather than AbortSignal.timeout: that one costs about 11 µs a
+      // call in Node 20 and keeps its timer alive for the whole timeoutMs after the call has ended.
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new DOMException(`No answer within ${this.timeoutMs} ms`, 'TimeoutError'));
+      }, this.timeoutMs);
+      const signal = spec.signal ? AbortSignal.any([spec.signal, controller.signal]) : controller.signal;
       let response: ApiResponse;
       try {
         const answer = await this.fetch(url, { method: spec.method, headers, body, signal, redirect: 'manual' });
         const text = await answer.text();
         response = { status: answer.status, headers: answer.headers, text, body: parseBody(text, answer.headers) };
       } catch (error) {
+        clearTimeout(timer);
         if (spec.signal?.aborted) throw spec.signal.reason;
-        if (attempt >= retries)
-          throw new BureauConnectionError({ method: spec.method, path: spec.path, timedOut: timeout.aborted, cause: error });
+        if (attempt >= retries) throw new BureauConnectionError({ method: spec.method, path: spec.path, timedOut, cause: error });
         await sleep(retryDelay(attempt, undefined, this.random), spec.signal);
         continue;
       }
+      clearTimeout(timer);
       if (attempt < retries && RETRYABLE_STATUS.has(response.status)) {
         const retryAfter = parseRetryAfter(response.headers.get('retry-after'), this.now());
         if (retryAfter === undefined || retryAfter * 1000 <= this.maxRetryAfterMs) {
