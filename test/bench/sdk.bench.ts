@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
@@ -23,7 +25,7 @@ const GOAL = 1.05;
  * the bare fetch), then on beside a bare fetch that sends the same If-None-Match.
  */
 export async function run(context: BenchContext): Promise<void> {
-  const loop = context.scale === 'small' ? { warmup: 50, iterations: 1000 } : { warmup: 100, iterations: 4000 };
+  const loop = context.scale === 'small' ? { warmup: 50, iterations: 1000, chunk: 10 } : { warmup: 100, iterations: 4000, chunk: 10 };
   const dataDir = mkdtempSync(join(tmpdir(), 'bureau-bench-sdk-'));
   const runtime = await startRuntimeProcess({
     ...process.env,
@@ -90,6 +92,15 @@ export async function run(context: BenchContext): Promise<void> {
         { label: 'SDK search()', stats: sdkSearch },
       ]),
     );
+    const sample = await fetch(profileUrl(pick(0)), { headers: { authorization } });
+    const [bareFixed, sdkFixed] = await againstFixedAnswer(await sample.text(), sample.headers.get('etag') ?? '"1"', loop);
+    context.report(
+      latencyTable('Profile from a loopback server answering a fixed body: what the client alone costs', [
+        { label: 'baseline: bare fetch, 200', stats: bareFixed },
+        { label: 'SDK profile(), cache off, 200', stats: sdkFixed },
+      ]),
+    );
+
     const ratio = (sdkStats: LatencyStats, bareStats: LatencyStats) =>
       `p50 ${(sdkStats.p50 / bareStats.p50).toFixed(3)}x, mean ${(sdkStats.mean / bareStats.mean).toFixed(3)}x`;
     context.report(
@@ -98,10 +109,43 @@ export async function run(context: BenchContext): Promise<void> {
         `  profile, 200:   ${ratio(sdkProfile, bareProfile)}`,
         `  profile, 304:   ${ratio(sdkConditional, bareConditional)}`,
         `  search:         ${ratio(sdkSearch, bareSearch)}`,
+        `  fixed answer:   ${ratio(sdkFixed, bareFixed)} (${((sdkFixed.mean - bareFixed.mean) * 1000).toFixed(0)} µs a call)`,
       ].join('\n'),
     );
   } finally {
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same profile call against a server that does no work (a fixed body with its ETag, and a token):
+ * the runtime's own time and its variance drop out, leaving what the SDK adds to fetch.
+ */
+async function againstFixedAnswer(
+  body: string,
+  etag: string,
+  loop: { warmup: number; iterations: number },
+): Promise<readonly [LatencyStats, LatencyStats]> {
+  const token = JSON.stringify({ access_token: 'fixed', token_type: 'Bearer', expires_in: 3600 });
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const isToken = request.url === '/v1/oauth/token';
+      response.writeHead(200, { 'content-type': 'application/json', ...(isToken ? {} : { etag }) }).end(isToken ? token : body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const sdk = createClient({ baseUrl, clientId: 'cli_fixed', clientSecret: 'bsk_fixed', profileCacheSize: 0 });
+    const bare = async () => {
+      const response = await fetch(`${baseUrl}/v1/profile/18900000?jurisdiction=GB`, { headers: { authorization: 'Bearer fixed' } });
+      return response.json();
+    };
+    return await timeInterleaved([bare, () => sdk.profile('18900000', { jurisdiction: 'GB' })], loop);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   }
 }
