@@ -172,13 +172,22 @@ describe('a rate limit', () => {
     const impatient = client({ maxRetries: 0 }, limited);
     await patient.accessToken();
 
-    let error: unknown;
-    for (let call = 0; call <= RATE_LIMIT && !error; call++)
-      await impatient.watches.list().catch((caught: unknown) => {
-        error = caught;
-      });
+    /** Calls until the allowance is spent; within two seconds of the window's end, waits for the next window and spends that one. */
+    const exhaust = async (): Promise<BureauApiError> => {
+      for (;;) {
+        let refused: unknown;
+        // Up to three windows' worth: a burst that straddles a window's end still meets the limit.
+        for (let call = 0; call < RATE_LIMIT * 3 && !refused; call++)
+          await impatient.watches.list().catch((caught: unknown) => {
+            refused = caught;
+          });
+        if (!(refused instanceof BureauApiError) || (refused.retryAfter ?? 0) > 2) return refused as BureauApiError;
+        await new Promise((resolve) => setTimeout(resolve, ((refused as BureauApiError).retryAfter ?? 0) * 1000 + 500));
+      }
+    };
+    const error = await exhaust();
     expect(error).toBeInstanceOf(BureauApiError);
-    const { status, code, retryAfter } = error as BureauApiError;
+    const { status, code, retryAfter } = error;
     expect({ status, code }).toEqual({ status: 429, code: 'rate_limited' });
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
