@@ -206,7 +206,11 @@ export function createClient(options: ClientOptions): BureauClient {
       update: (id, change, callOptions) =>
         call<SubscriptionWithSecret>({ method: 'PATCH', path: webhook(id), body: change, idempotent: false, signal: callOptions?.signal }),
       delete: async (id, callOptions) => {
-        await call<undefined>({ method: 'DELETE', path: webhook(id), idempotent: true, signal: callOptions?.signal });
+        const spec: RequestSpec = { method: 'DELETE', path: webhook(id), idempotent: true, signal: callOptions?.signal };
+        const response = await exchange(spec);
+        // A 404 to a repeated DELETE means an earlier attempt, whose answer was lost, did the deleting.
+        if (response.status === 404 && response.attempts > 1) return;
+        if (response.status >= 400) throw transport.error(spec, response);
       },
       rotateSecret: (id, callOptions) => post<RotatedSubscription>(`${webhook(id)}/rotate-secret`, undefined, callOptions),
       test: (id, callOptions) => post<TestDelivery>(`${webhook(id)}/test`, undefined, callOptions),

@@ -41,6 +41,8 @@ export interface ApiResponse {
   readonly body: unknown;
   /** The body as received, for callers that keep it. */
   readonly text: string;
+  /** Requests sent for this answer: more than one when earlier attempts were lost or refused for now. */
+  readonly attempts: number;
 }
 
 /** Statuses that say "not now" rather than "not this": worth the same request again later. */
@@ -92,7 +94,7 @@ export class Transport {
       try {
         const answer = await this.fetch(url, { method: spec.method, headers, body, signal, redirect: 'manual' });
         const text = await answer.text();
-        response = { status: answer.status, headers: answer.headers, text, body: parseBody(text, answer.headers) };
+        response = { status: answer.status, headers: answer.headers, text, body: parseBody(text, answer.headers), attempts: attempt + 1 };
       } catch (error) {
         clearTimeout(timer);
         if (spec.signal?.aborted) throw spec.signal.reason;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BureauApiError, BureauConnectionError } from '../../../packages/client/src/index';
+import { BureauApiError, BureauConnectionError, createClient } from '../../../packages/client/src/index';
 import { Transport } from '../../../packages/client/src/transport';
 
 /** A loopback server that answers each request with the next scripted answer, to drive the retry rules without the API. */
@@ -129,5 +129,16 @@ describe('the transport', () => {
     await expect(
       new Transport({ baseUrl, ...noJitter }).send({ method: 'GET', path: '/v1/x', idempotent: true, signal: controller.signal }),
     ).rejects.toThrow('gave up');
+  });
+
+  it('takes a 404 to a repeated DELETE as done, since the attempt whose answer was lost deleted it; a first 404 is thrown', async () => {
+    const sdk = createClient({ baseUrl, clientId: 'cli_1', clientSecret: 'bsk_1', ...noJitter });
+    const notFound = { status: 404, body: { error: 'webhook_not_found', detail: 'No such webhook' } };
+    run([{ status: 200, body: { access_token: 'token', token_type: 'Bearer', expires_in: 3600 } }, { status: 503 }, notFound]);
+    await expect(sdk.webhooks.delete('wh_1')).resolves.toBeUndefined();
+    expect(seen.map(({ method }) => method)).toEqual(['POST', 'DELETE', 'DELETE']);
+
+    run([notFound]);
+    await expect(sdk.webhooks.delete('wh_1')).rejects.toMatchObject({ status: 404, code: 'webhook_not_found' });
   });
 });
