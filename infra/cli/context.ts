@@ -67,6 +67,8 @@ export type TargetFactory = (options: TargetOptions) => Promise<Target>;
  */
 export interface CliContext {
   readonly io: CliIo;
+  /** The environment the CLI runs in: where credentials a command must not take on its command line come from. */
+  readonly env: NodeJS.ProcessEnv;
   target(): Promise<Target>;
   /** How webhook endpoint host names are resolved; the system resolver unless a test gives its own. */
   readonly resolveHost?: (hostname: string) => Promise<string[]>;

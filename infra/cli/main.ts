@@ -9,6 +9,7 @@ import { EmailTakenError } from '../../shared/workspace/people';
 import { JavaCompilerMissingError, JavaMissingError } from '../local/dynamodb-local';
 import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
+import { registerDrillCommand } from './commands/drill';
 import { registerKeyCommands } from './commands/keys';
 import { registerDeliveryCommands, registerWebhookCommands } from './commands/webhooks';
 import { registerWorkspaceCommands } from './commands/workspace';
@@ -65,6 +66,7 @@ Examples:
   registerWebhookCommands(program, context);
   registerDeliveryCommands(program, context);
   registerWorkspaceCommands(program, context);
+  registerDrillCommand(program, context);
   return program;
 }
 
@@ -111,6 +113,7 @@ export async function run(argv: readonly string[], dependencies: Partial<CliDepe
   let program: Command | undefined;
   const context: CliContext = {
     io,
+    env,
     ...(dependencies.resolveHost ? { resolveHost: dependencies.resolveHost } : {}),
     target: () => {
       opened ??= open((program?.opts() ?? {}) as TargetOptions);
