@@ -15,7 +15,7 @@ import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';
 import { type ClientCredentials, useTestRuntime } from '../support/runtime';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { startWebhookReceiver, verifiedEvent, type WebhookReceiver } from '../support/webhook-receiver';
 
 // A small default allowance, so a client without a limit of its own meets a 429 within a few calls.
 const RATE_LIMIT = 6;
@@ -225,6 +225,7 @@ describe('webhooks', () => {
     expect(new Webhook(created.signingSecret).verify(body, headers)).toEqual(sent.event);
     expect(new Webhook(rotated.signingSecret).verify(body, headers)).toEqual(sent.event);
     expect(headers['webhook-id']).toBe(sent.deliveryId);
+    expect(await verifiedEvent(delivery as NonNullable<typeof delivery>, created.signingSecret)).toEqual(sent.event);
 
     await sdk.webhooks.delete(created.id);
   });
