@@ -115,6 +115,18 @@ export const workspaceTable: TableDefinition = {
   timeToLiveAttribute: 'expiresAt',
 };
 
+/**
+ * The register's streams as this service consumes them, one partition per stream
+ * (`STREAM#<name>`): sk `CHECKPOINT` is the last timepoint fully applied, `LEASE` the consumer that
+ * may apply now, `GAP#<at>#<from>` each time the stream refused a timepoint as gone.
+ */
+export const registerStreamsTable: TableDefinition = {
+  id: 'registerStreams',
+  envVar: 'REGISTER_STREAMS_TABLE',
+  partitionKey: S('pk'),
+  sortKey: S('sk'),
+};
+
 export const allTables: readonly TableDefinition[] = [
   clientsTable,
   companiesTable,
@@ -123,6 +135,7 @@ export const allTables: readonly TableDefinition[] = [
   deliveriesTable,
   eventsTable,
   workspaceTable,
+  registerStreamsTable,
 ];
 
 /** Physical table name from the function's environment; fails fast at cold start when unset. */
