@@ -392,9 +392,11 @@ const profileWrites: TableGrant = {
 };
 
 /**
- * The register import's functions, run by its Step Functions state machine (infra/constructs/register-import.ts),
- * never by a route or an event source, and never by the local runtime: they run operator code (the import) that
- * `bureau companies import` runs locally. Granted like the catalogue's functions, and checked the same way.
+ * The register's functions: the import's steps, run by its Step Functions state machine
+ * (infra/constructs/register-import.ts), and the feeds that bring register changes in on a schedule
+ * (infra/constructs/register-download.ts, register-stream.ts). Never a route or an event source, and
+ * never the local runtime: they run operator code (the import, the stream consumer) that the CLI runs
+ * locally. Granted like the catalogue's functions, and checked the same way.
  */
 export const registerImportFunctions: readonly FunctionSpec[] = [
   {
@@ -440,6 +442,17 @@ export const registerImportFunctions: readonly FunctionSpec[] = [
     },
     memoryMb: 1024,
     timeoutSeconds: 300,
+  },
+  {
+    id: 'registerDownload',
+    entry: 'functions/register-download/handler.ts',
+    description: 'Register feed: fetches the CRO companies file weekly to the uploads bucket and starts its import',
+    routes: [],
+    tables: [],
+    // The file goes up as it comes down, in parts: no /tmp, and memory for four 5 MB parts at a time.
+    uploads: { read: [], write: [OBJECT_PATTERNS.uploads] },
+    // About 830,000 rows, some 200 MB: minutes from the portal, with room for a slow day.
+    timeoutSeconds: 900,
   },
 ];
 

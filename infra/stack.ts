@@ -16,11 +16,12 @@ import { EventSources } from './constructs/event-sources';
 import { FrontDoor } from './constructs/front-door';
 import { outputIds } from './constructs/outputs';
 import { BureauQueues } from './constructs/queues';
+import { RegisterDownload } from './constructs/register-download';
 import { RegisterImport } from './constructs/register-import';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
 import { WebhookSecretsKey } from './constructs/webhook-secrets-key';
-import type { StageSettings } from './stage-settings';
+import { DEFAULT_REGISTER_FEEDS, type StageSettings } from './stage-settings';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
 export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
@@ -58,6 +59,8 @@ export class BureauStack extends Stack {
   readonly deliveryEgress?: DeliveryEgress;
   /** The whole register loaded from an upload by a Step Functions Distributed Map. */
   readonly registerImport: RegisterImport;
+  /** The weekly CRO file, fetched and imported: the IE feed. */
+  readonly registerDownload: RegisterDownload;
 
   constructor(scope: Construct, id: string, props: BureauStackProps) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
@@ -192,6 +195,17 @@ export class BureauStack extends Stack {
       repositoryRoot,
       environment: { [DELIVERY_PORTS_VARIABLE]: (settings.egress?.ports ?? DEFAULT_DELIVERY_PORTS).join(',') },
       ...(settings.functionLogRetentionDays ? { logRetention: settings.functionLogRetentionDays as RetentionDays } : {}),
+    });
+    const registerFunction = (id: string) => {
+      const fn = this.registerImport.functions.get(id);
+      if (!fn) throw new Error(`The register feeds need the ${id} function of the catalogue`);
+      return fn;
+    };
+    const feeds = settings.registerFeeds ?? DEFAULT_REGISTER_FEEDS;
+    this.registerDownload = new RegisterDownload(this, 'RegisterDownload', {
+      fn: registerFunction('registerDownload'),
+      stateMachine: this.registerImport.stateMachine,
+      url: feeds.croCompaniesUrl,
     });
     new CfnOutput(this, outputIds.registerUploadsBucket, {
       value: this.registerImport.bucket.bucketName,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_DELIVERY_PORTS } from '../shared/webhooks/endpoint-url';
+import { isStreamName, type StreamName } from './operations/companies/stream/stream-events';
 
 /**
  * What differs between deployments of the service, kept in the repository (infra/stages.json) so a
@@ -25,7 +26,28 @@ export interface StageSettings {
   readonly region: string;
   readonly edge: EdgeSettings;
   readonly egress: EgressSettings;
+  /** Where register changes come from on AWS; absent, DEFAULT_REGISTER_FEEDS. */
+  readonly registerFeeds?: RegisterFeedSettings;
 }
+
+/** The live Companies House streams and the scheduled CRO re-import. */
+export interface RegisterFeedSettings {
+  /** Streams consumed, each on its own schedule and connection; [] consumes none. */
+  readonly companiesHouseStreams: readonly StreamName[];
+  /** The CRO companies file the weekly IE re-import fetches, https only; null schedules no re-import. */
+  readonly croCompaniesUrl: string | null;
+}
+
+/**
+ * The streams whose events carry facts the profile derives from (status, accounts and confirmation
+ * dates, charges, insolvency, officers, PSCs); the other three (PSC statements, disqualified
+ * officers, exemptions) feed nothing it shows yet, and each stream holds a connection all day.
+ */
+export const DEFAULT_REGISTER_FEEDS: RegisterFeedSettings = {
+  companiesHouseStreams: ['companies', 'filings', 'charges', 'insolvency-cases', 'officers', 'persons-with-significant-control'],
+  // The CRO portal's CSV export of its Company Records resource (CKAN datastore dump), CC BY 4.0.
+  croCompaniesUrl: 'https://opendata.cro.ie/datastore/dump/3fef41bc-b8f4-4b10-8434-ce51c29b1bba?format=csv',
+};
 
 /** The public entry: CloudFront with AWS WAF, and the API's own domain if it has one. */
 export interface EdgeSettings {
@@ -112,7 +134,37 @@ export function stageSettings(stage: string, source: string = readFileSync(STAGE
     region: text('region', /^[a-z]{2}(-[a-z]+)+-\d$/),
     edge: edgeSettings(settings.edge, where, whole),
     egress: egressSettings(settings.egress, where, whole),
+    ...(settings.registerFeeds === undefined ? {} : { registerFeeds: registerFeedSettings(settings.registerFeeds, where) }),
   };
+}
+
+function registerFeedSettings(value: unknown, where: Where): RegisterFeedSettings {
+  if (typeof value !== 'object' || value === null) throw new StageSettingsError(`${where('registerFeeds')} must be an object`);
+  const feeds = value as Record<string, unknown>;
+  const streams = feeds.companiesHouseStreams;
+  if (
+    !Array.isArray(streams) ||
+    !streams.every((stream) => typeof stream === 'string' && isStreamName(stream)) ||
+    new Set(streams).size !== streams.length
+  ) {
+    throw new StageSettingsError(
+      `${where('registerFeeds.companiesHouseStreams')} must list Companies House streams once each, such as ["companies", "filings"]`,
+    );
+  }
+  const url = feeds.croCompaniesUrl ?? null;
+  if (url !== null && (typeof url !== 'string' || !isHttpsUrl(url))) {
+    throw new StageSettingsError(`${where('registerFeeds.croCompaniesUrl')} must be an https URL, or null for no scheduled IE re-import`);
+  }
+  return { companiesHouseStreams: streams as StreamName[], croCompaniesUrl: url as string | null };
+}
+
+function isHttpsUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
 }
 
 type Where = (field: string) => string;

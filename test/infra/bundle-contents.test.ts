@@ -10,7 +10,8 @@ import { repositoryRoot } from '../../infra/local/paths';
 const NOT_DEPLOYED = /^infra\//;
 /** The register import's functions run the operator's import, and nothing else of infra/. */
 const OPERATOR_CODE = /^infra\/operations\//;
-const REGISTER_IMPORT_HANDLERS = /^functions\/register-import\//;
+/** The register's handlers: the import's steps, and the feeds (the CRO download, the stream consumer). */
+const REGISTER_IMPORT_HANDLERS = /^functions\/register-(import|download|stream)\//;
 
 function sourcesUnder(folder: string): string[] {
   return readdirSync(join(repositoryRoot, folder)).flatMap((name) => {
