@@ -12,7 +12,12 @@ describe('demo register activity', () => {
     const published: Array<{ stream: StreamName; body: StreamEventBody }> = [];
     let timepoint = 0;
     const activity = new DemoRegisterActivity(
-      { publish: (stream, body) => (published.push({ stream, body }), ++timepoint) },
+      {
+        publish: (stream, body) => {
+          published.push({ stream, body });
+          return ++timepoint;
+        },
+      },
       companies,
       () => Date.UTC(2026, 10, 25, 9),
       'fixed-seed',
