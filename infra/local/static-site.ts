@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { WORKSPACE_PATH, WORKSPACE_SITE_HEADERS } from '../../shared/workspace/site-headers';
+import { REFERENCE_PATH, REFERENCE_SITE_HEADERS, WORKSPACE_PATH, WORKSPACE_SITE_HEADERS } from '../../shared/workspace/site-headers';
 import type { GatewayResponse } from './api-gateway-event';
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -18,15 +18,17 @@ export type StaticSite = (method: string, path: string) => GatewayResponse | und
 
 /**
  * The workspace's built files (web/dist) under /workspace/, as CloudFront serves them from S3 when
- * deployed: hashed assets cached for a year, the page itself never, and the same security headers.
- * /workspace/api/… is not the site's: it goes to the workspace function.
+ * deployed: hashed assets cached for a year, the pages themselves never, and the same security
+ * headers. /workspace/reference/ is the API reference page, with its own policy; any other path is
+ * the workspace app's one page. /workspace/api/… is not the site's: it goes to the workspace function.
  */
 export function workspaceSite(dir: string): StaticSite {
   return (method, path) => {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
     if (path !== WORKSPACE_PATH && !path.startsWith(`${WORKSPACE_PATH}/`)) return undefined;
     if (path.startsWith(`${WORKSPACE_PATH}/api/`) || path === `${WORKSPACE_PATH}/api`) return undefined;
-    if (path === WORKSPACE_PATH) return { statusCode: 308, headers: [['location', `${WORKSPACE_PATH}/`]], body: Buffer.alloc(0) };
+    if (path === WORKSPACE_PATH || path === REFERENCE_PATH) return redirect(`${path}/`);
+    if (path.startsWith(`${REFERENCE_PATH}/`)) return page(join(dir, 'reference', 'index.html'), REFERENCE_SITE_HEADERS);
     const relative = normalize(path.slice(WORKSPACE_PATH.length + 1) || 'index.html');
     const file = join(dir, relative);
     const asset = relative.startsWith(`assets${sep}`);
@@ -38,15 +40,17 @@ export function workspaceSite(dir: string): StaticSite {
   };
 }
 
-const page = (file: string) => respond(file, 'no-cache');
+const redirect = (location: string): GatewayResponse => ({ statusCode: 308, headers: [['location', location]], body: Buffer.alloc(0) });
 
-function respond(file: string, cacheControl: string): GatewayResponse {
+const page = (file: string, headers = WORKSPACE_SITE_HEADERS) => respond(file, 'no-cache', headers);
+
+function respond(file: string, cacheControl: string, headers = WORKSPACE_SITE_HEADERS): GatewayResponse {
   return {
     statusCode: 200,
     headers: [
       ['content-type', TYPES[extname(file)] ?? 'application/octet-stream'],
       ['cache-control', cacheControl],
-      ...Object.entries(WORKSPACE_SITE_HEADERS),
+      ...Object.entries(headers),
     ],
     body: readFileSync(file),
   };

@@ -25,3 +25,30 @@ export const WORKSPACE_SITE_HEADERS: Readonly<Record<string, string>> = {
 
 /** Where the workspace lives on the service's origin; its JSON API is under WORKSPACE_PATH/api. */
 export const WORKSPACE_PATH = '/workspace';
+
+/** The API reference page (Scalar, rendered from /v1/openapi.json), a folder of the workspace. */
+export const REFERENCE_PATH = `${WORKSPACE_PATH}/reference`;
+
+/**
+ * The reference page's policy: the workspace's, but nothing may be sent by a form, fonts come only
+ * from this origin, and styles may be inline. Scalar's bundle injects its stylesheet and its theme
+ * as <style> elements at run time, and its components set style attributes, so without
+ * 'unsafe-inline' for styles the page renders unstyled. Styles cannot run code, and scripts stay
+ * limited to files of this origin: no inline script, no eval. No other page gets this allowance.
+ */
+export const REFERENCE_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const REFERENCE_SITE_HEADERS: Readonly<Record<string, string>> = {
+  ...WORKSPACE_SITE_HEADERS,
+  'content-security-policy': REFERENCE_CONTENT_SECURITY_POLICY,
+};

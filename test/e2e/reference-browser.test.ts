@@ -1,0 +1,110 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFERENCE_CONTENT_SECURITY_POLICY } from '../../shared/workspace/site-headers';
+import { fitsWidth, launchChromium, screenshot } from '../support/browser';
+import { useTestRuntime } from '../support/runtime';
+
+/**
+ * The API reference page in a real browser (Debian's Chromium through playwright-core), against the
+ * local runtime that `npm start` runs: Scalar renders the API's own OpenAPI document under the
+ * page's Content-Security-Policy without a single violation and without asking any other origin
+ * for anything (no fonts, telemetry, proxy or CDN), so it works offline.
+ */
+const bureau = useTestRuntime();
+let browser: Browser;
+let page: Page;
+let origin: string;
+const requests: string[] = [];
+const violations: string[] = [];
+const consoleErrors: string[] = [];
+
+beforeAll(async () => {
+  origin = new URL(bureau().runtime.workspace.url).origin;
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(10_000);
+  // The listener is evaluated through the DevTools protocol, which the page's policy does not
+  // govern, and reports through a binding: the policy under test stays exactly as served.
+  await page.exposeFunction('reportViolation', (violation: string) => violations.push(violation));
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sample || '')))",
+  );
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function openFromSidebar(name: string): Promise<void> {
+  // The sidebar comes first in the page; its links' names also hold the method.
+  await page.getByText(name, { exact: true }).first().click();
+  await page.getByRole('heading', { name, exact: true }).first().waitFor();
+}
+
+describe('the API reference in a browser', () => {
+  it('is served with its own strict policy, and the bare folder redirects to it', async () => {
+    const response = await fetch(`${origin}/workspace/reference/`);
+    const bare = await fetch(`${origin}/workspace/reference`, { redirect: 'manual' });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toBe(REFERENCE_CONTENT_SECURITY_POLICY);
+    expect(REFERENCE_CONTENT_SECURITY_POLICY).toMatch(/script-src 'self';/);
+    expect(REFERENCE_CONTENT_SECURITY_POLICY).not.toMatch(/script-src[^;]*unsafe/);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(bare.status).toBe(308);
+    expect(bare.headers.get('location')).toBe('/workspace/reference/');
+  });
+
+  it("renders the API's operations and webhooks from /v1/openapi.json", async () => {
+    const documentFetched = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/openapi.json');
+
+    await page.goto(`${origin}/workspace/reference/`);
+    const document = await documentFetched;
+    // Sections are mounted as they come into view: each is reached from the sidebar, as a reader would.
+    await openFromSidebar('Search companies by name or number');
+    await page.screenshot({ path: '/tmp/reference.png' });
+    await openFromSidebar('Register an endpoint to receive webhooks');
+    // The document's webhooks: the events a subscription receives.
+    await openFromSidebar('Profile changed');
+
+    expect(document.url()).toBe(`${origin}/v1/openapi.json`);
+    expect(document.status()).toBe(200);
+    expect(await fitsWidth(page)).toBe(true);
+    await screenshot(page, 'reference');
+  });
+
+  it('breaks no rule of its Content-Security-Policy and asks no other origin for anything', async () => {
+    await openFromSidebar("A company's profile");
+    await page.mouse.wheel(0, 50_000);
+    await page.getByRole('heading', { name: 'Models' }).first().waitFor();
+
+    const foreign = requests.filter((url) => /^(https?|wss?):/.test(url) && new URL(url).origin !== origin);
+    expect(violations).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    expect(foreign).toEqual([]);
+    expect(requests.filter((url) => new URL(url).pathname === '/v1/openapi.json')).toHaveLength(1);
+  });
+
+  it('sends a test request to this origin itself, through no proxy', async () => {
+    await openFromSidebar('Search companies by name or number');
+    await page.locator('button', { hasText: 'Test Request(get /v1/search)' }).click();
+    const [sent] = await Promise.all([
+      page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/search'),
+      page.getByRole('button', { name: /^Send Request/ }).click(),
+    ]);
+    await page.screenshot({ path: '/tmp/reference-client.png' });
+
+    // Without a token: the API's own 401, which the browser also reports on the console.
+    expect(sent.url()).toMatch(new RegExp(`^${origin}/v1/search\\?`));
+    expect(sent.status()).toBe(401);
+    expect(consoleErrors.filter((error) => !error.includes('status of 401'))).toEqual([]);
+    expect(violations).toEqual([]);
+    expect(requests.filter((url) => /^(https?|wss?):/.test(url) && new URL(url).origin !== origin)).toEqual([]);
+  });
+});
