@@ -152,6 +152,41 @@ describe('the stream across connections', () => {
     expect(reconnects.every((reason) => reason === undefined)).toBe(true);
   });
 
+  it('reconnects after a silent connection from the next timepoint, having waited the failure backoff', async () => {
+    const stream = await emulator({ heartbeatMs: 30 });
+    company(stream);
+    let last = 0;
+    const reasons: unknown[] = [];
+    const sleeps: number[] = [];
+
+    const items = readStream({
+      baseUrl: stream.url,
+      stream: 'companies',
+      streamKey: KEY,
+      idleTimeoutMs: 200,
+      resumeFrom: () => last + 1,
+      random: () => 0,
+      onReconnect: (reason) => reasons.push(reason),
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        company(stream, 'dissolved');
+      },
+    });
+    const seen: number[] = [];
+    for await (const item of items) {
+      last = timepointOf(item) ?? last;
+      seen.push(last);
+      if (seen.length === 1) stream.stall('companies');
+      if (seen.length === 2) break;
+    }
+
+    expect(seen).toEqual([1, 2]);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(StreamIdleError);
+    expect(sleeps).toEqual([10_000]);
+    expect(stream.connections.map((c) => c.timepoint)).toEqual([1, 2]);
+  });
+
   it('waits a minute after a 429 (a third connection) and ten seconds growing after 5xx, by the register settings', async () => {
     const stream = await emulator();
     company(stream);
