@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CfnElement, DockerImage, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type CfnElement, DockerImage, Duration, FileSystem, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
@@ -26,7 +28,12 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
-import { WORKSPACE_CONTENT_SECURITY_POLICY, WORKSPACE_PATH } from '../../shared/workspace/site-headers';
+import {
+  REFERENCE_CONTENT_SECURITY_POLICY,
+  REFERENCE_PATH,
+  WORKSPACE_CONTENT_SECURITY_POLICY,
+  WORKSPACE_PATH,
+} from '../../shared/workspace/site-headers';
 
 export interface FrontDoorProps {
   /** The HTTP API's endpoint, https://<id>.execute-api.<region>.amazonaws.com. */
@@ -46,8 +53,9 @@ export interface FrontDoorProps {
 
 /**
  * The one public entry of the service: CloudFront behind AWS WAF, on the API's own domain when it
- * has one. It serves the built workspace app (web/dist) from a private S3 bucket under /workspace/
- * and passes /workspace/api/* and /v1/* to the HTTP API uncached, cookies and all. Same origin means
+ * has one. It serves the built workspace app (web/dist) from a private S3 bucket under /workspace/,
+ * the API reference page under /workspace/reference/ with a policy of its own, and passes
+ * /workspace/api/* and /v1/* to the HTTP API uncached, cookies and all. Same origin means
  * the session cookie can be SameSite=Strict and the app needs no CORS.
  *
  * An HTTP API's execute-api address cannot be closed while CloudFront uses it as its origin, and a
@@ -88,16 +96,18 @@ export class FrontDoor extends Construct {
       reason: 'The bucket holds only the public build of the workspace app, served through CloudFront; reads are not worth an access log.',
     });
 
-    const securityHeaders = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
-      comment: 'Bureau workspace: strict CSP, no framing, no referrer',
-      securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: WORKSPACE_CONTENT_SECURITY_POLICY, override: true },
-        contentTypeOptions: { override: true },
-        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
-        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
-      },
-    });
+    const securityHeaders = (id: string, comment: string, contentSecurityPolicy: string) =>
+      new ResponseHeadersPolicy(this, id, {
+        comment,
+        securityHeadersBehavior: {
+          contentSecurityPolicy: { contentSecurityPolicy, override: true },
+          contentTypeOptions: { override: true },
+          frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+          referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+          strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+        },
+      });
+    const siteOrigin = S3BucketOrigin.withOriginAccessControl(this.bucket);
     // The app is one page: /workspace and /workspace/ are its index.html.
     const indexPage = new EdgeFunction(this, 'IndexPage', {
       comment: 'Serves index.html for the workspace folder',
@@ -105,6 +115,24 @@ export class FrontDoor extends Construct {
         `function handler(event) { var r = event.request; if (r.uri === '/' || r.uri === '${WORKSPACE_PATH}' || r.uri === '${WORKSPACE_PATH}/') r.uri = '${WORKSPACE_PATH}/index.html'; return r; }`,
       ),
     });
+    // The reference is one page too; its bare folder redirects, so that the page has one address.
+    const referencePage = new EdgeFunction(this, 'ReferencePage', {
+      comment: 'Serves index.html for the API reference folder',
+      code: FunctionCode.fromInline(
+        `function handler(event) { var r = event.request; if (r.uri === '${REFERENCE_PATH}') return { statusCode: 308, statusDescription: 'Permanent Redirect', headers: { location: { value: '${REFERENCE_PATH}/' } } }; r.uri = '${REFERENCE_PATH}/index.html'; return r; }`,
+      ),
+    });
+    const referenceBehaviour = {
+      origin: siteOrigin,
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+      responseHeadersPolicy: securityHeaders(
+        'ReferenceSecurityHeaders',
+        'Bureau API reference: strict CSP with inline styles, no framing, no referrer',
+        REFERENCE_CONTENT_SECURITY_POLICY,
+      ),
+      functionAssociations: [{ function: referencePage, eventType: FunctionEventType.VIEWER_REQUEST }],
+    };
     // https://<id>.execute-api.<region>.amazonaws.com → its host name.
     const api = new HttpOrigin(Fn.select(2, Fn.split('/', props.apiEndpoint)), {
       // Replaces any header of that name a caller sends.
@@ -140,13 +168,22 @@ export class FrontDoor extends Construct {
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        origin: siteOrigin,
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: securityHeaders,
+        responseHeadersPolicy: securityHeaders(
+          'SecurityHeaders',
+          'Bureau workspace: strict CSP, no framing, no referrer',
+          WORKSPACE_CONTENT_SECURITY_POLICY,
+        ),
         functionAssociations: [{ function: indexPage, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
-      additionalBehaviors: { [`${WORKSPACE_PATH}/api/*`]: apiBehaviour, '/v1/*': apiBehaviour },
+      additionalBehaviors: {
+        [`${WORKSPACE_PATH}/api/*`]: apiBehaviour,
+        '/v1/*': apiBehaviour,
+        [REFERENCE_PATH]: referenceBehaviour,
+        [`${REFERENCE_PATH}/*`]: referenceBehaviour,
+      },
     });
     Validations.of(this.distribution).acknowledge(
       { id: 'AwsSolutions-CFR1', reason: 'Clients and their people work from anywhere; the data is public register data.' },
@@ -172,11 +209,14 @@ export class FrontDoor extends Construct {
       new AaaaRecord(this, 'AliasV6', { zone, recordName: props.domain.name, target });
     }
 
+    // The pages are revalidated on every visit and invalidated on every deploy; everything else has
+    // a content hash in its name.
+    const pages = ['index.html', 'reference/index.html'];
     new BucketDeployment(this, 'Assets', {
       sources: [appSource(props.repositoryRoot)],
       destinationBucket: this.bucket,
       destinationKeyPrefix: `${WORKSPACE_PATH.slice(1)}/`,
-      exclude: ['index.html'],
+      exclude: pages,
       cacheControl: [CacheControl.fromString('public, max-age=31536000, immutable')],
       prune: false,
     });
@@ -185,11 +225,11 @@ export class FrontDoor extends Construct {
       destinationBucket: this.bucket,
       destinationKeyPrefix: `${WORKSPACE_PATH.slice(1)}/`,
       exclude: ['*'],
-      include: ['index.html'],
+      include: pages,
       cacheControl: [CacheControl.noCache()],
       prune: false,
       distribution: this.distribution,
-      distributionPaths: [`${WORKSPACE_PATH}/`, `${WORKSPACE_PATH}/index.html`],
+      distributionPaths: [`${WORKSPACE_PATH}/`, `${WORKSPACE_PATH}/index.html`, `${REFERENCE_PATH}/`, `${REFERENCE_PATH}/index.html`],
     });
     acknowledgeDeploymentHandler(this);
   }
@@ -235,11 +275,22 @@ function acknowledgeDeploymentHandler(scope: Construct): void {
   );
 }
 
-/** The app built by Vite at synth time, on this machine (no Docker needed), from web/. */
+/**
+ * The app and the reference page built by Vite at synth time, on this machine (no Docker needed),
+ * from web/. The build also copies Scalar's bundle from node_modules, outside web/, so the asset's
+ * hash covers the locked dependencies too: a new Scalar is a new deployment even when web/ is
+ * unchanged.
+ */
 function appSource(repositoryRoot: string) {
   const web = join(repositoryRoot, 'web');
+  const exclude = ['dist', 'node_modules'];
+  const assetHash = createHash('sha256')
+    .update(FileSystem.fingerprint(web, { exclude }))
+    .update(readFileSync(join(repositoryRoot, 'package-lock.json')))
+    .digest('hex');
   return Source.asset(web, {
-    exclude: ['dist', 'node_modules'],
+    exclude,
+    assetHash,
     bundling: {
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
       local: {

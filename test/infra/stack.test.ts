@@ -23,7 +23,7 @@ import {
   workspaceTable,
 } from '../../shared/storage/tables';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
-import { WORKSPACE_CONTENT_SECURITY_POLICY } from '../../shared/workspace/site-headers';
+import { REFERENCE_CONTENT_SECURITY_POLICY, WORKSPACE_CONTENT_SECURITY_POLICY } from '../../shared/workspace/site-headers';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 interface Statement {
@@ -313,6 +313,43 @@ describe('BureauStack', () => {
     });
     expect(synth.environmentOf('workspace').WORKSPACE_ORIGIN).toEqual({
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [synth.logicalId(synth.stack.frontDoor.distribution as IConstruct), 'DomainName'] }]],
+    });
+  });
+
+  it('serves the API reference page from the bucket under its own policy, uncached on each deploy', () => {
+    const distribution = Object.values(synth.template.findResources('AWS::CloudFront::Distribution'))[0] as { Properties: Loose };
+    const config = distribution.Properties.DistributionConfig;
+    const siteOrigin = config.Origins.find((origin: Loose) => origin.S3OriginConfig);
+    const policies = synth.template.findResources('AWS::CloudFront::ResponseHeadersPolicy');
+    const functions = synth.template.findResources('AWS::CloudFront::Function');
+    const policyOf = (behaviour: Loose) =>
+      policies[behaviour.ResponseHeadersPolicyId.Ref]?.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+
+    for (const path of ['/workspace/reference', '/workspace/reference/*']) {
+      const behaviour = config.CacheBehaviors.find((candidate: Loose) => candidate.PathPattern === path);
+      expect(behaviour?.TargetOriginId, path).toBe(siteOrigin.Id);
+      expect(behaviour.ViewerProtocolPolicy, path).toBe('redirect-to-https');
+      expect(policyOf(behaviour), path).toMatchObject({
+        ContentSecurityPolicy: { ContentSecurityPolicy: REFERENCE_CONTENT_SECURITY_POLICY, Override: true },
+        FrameOptions: { FrameOption: 'DENY', Override: true },
+        ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
+      });
+      const code = functions[behaviour.FunctionAssociations[0].FunctionARN['Fn::GetAtt'][0]]?.Properties.FunctionCode;
+      expect(code, path).toContain("r.uri = '/workspace/reference/index.html'");
+      expect(code, path).toContain("location: { value: '/workspace/reference/' }");
+    }
+    // Only the reference page allows inline styles; scripts stay files of this origin everywhere.
+    expect(policyOf(config.DefaultCacheBehavior).ContentSecurityPolicy.ContentSecurityPolicy).toBe(WORKSPACE_CONTENT_SECURITY_POLICY);
+    expect(REFERENCE_CONTENT_SECURITY_POLICY).toContain("script-src 'self';");
+    expect(REFERENCE_CONTENT_SECURITY_POLICY).not.toMatch(/script-src[^;]*unsafe/);
+    synth.template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      Include: ['index.html', 'reference/index.html'],
+      SystemMetadata: { 'cache-control': 'no-cache' },
+      DistributionPaths: Match.arrayWith(['/workspace/reference/', '/workspace/reference/index.html']),
+    });
+    synth.template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      Exclude: ['index.html', 'reference/index.html'],
+      SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' },
     });
   });
 
