@@ -21,6 +21,8 @@ import { keyOf, keyText, profileOf, type StoredProfile } from '../../../shared/c
 import { batchGet } from '../../../shared/storage/batch';
 import { createNewProfiles } from './bulk-creation';
 import { indexedEntryOf, newCompanyItems, type ProfileBookkeeping, replaceProfile } from './profile-transaction';
+import type { FactsAsOf } from './register/facts-as-of';
+import { isStoredDraft } from './register/register-profile';
 import { VocabularyUpkeep, wordChange } from './vocabulary-upkeep';
 
 /**
@@ -145,7 +147,17 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
   }
 
   private async write(input: ProfileInput, current: StoredProfile | undefined, mayRetry: boolean): Promise<SaveOutcome> {
-    const content = isDraft(input) ? input.derive(current ? profileOf(current) : undefined) : input;
+    let factsAsOf: FactsAsOf | undefined;
+    let content: ProfileContent;
+    if (isStoredDraft(input)) {
+      const derived = input.deriveStored(current);
+      content = derived.content;
+      factsAsOf = derived.factsAsOf;
+    } else {
+      content = isDraft(input) ? input.derive(current ? profileOf(current) : undefined) : input;
+      // A profile replaced whole keeps the dates of the facts it does not restate: none of a demo or document profile's.
+      factsAsOf = undefined;
+    }
     const registerSnapshot = snapshotOf(input);
     const contentHash = contentHashOf(content);
     if (current?.contentHash === contentHash) {
@@ -153,7 +165,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
       return 'unchanged';
     }
 
-    const bookkeeping = this.bookkeepingOf(content, registerSnapshot, contentHash);
+    const bookkeeping = { ...this.bookkeepingOf(content, registerSnapshot, contentHash), ...(factsAsOf ? { factsAsOf } : {}) };
     if (!(await replaceProfile(this.doc, this.tableName, content, current, bookkeeping))) {
       if (!mayRetry) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
       return this.write(input, await this.read(content.jurisdiction, content.companyNumber, true), false);

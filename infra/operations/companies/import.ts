@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { type CompanyStore, canonicalJson, isDraft, type ProfileInput, type SaveOutcome } from '../../../shared/companies/company-store';
 import { BLOCK_NAMES, type CompanyProfile, type ProfileContent } from '../../../shared/companies/profile';
+import { isStoredDraft, type StoredFacts } from './register/register-profile';
 
 export {
   formatOfHead,
@@ -167,6 +168,15 @@ const MAX_UNKNOWN_VALUES_PER_FIELD = 50;
 function watchDerivation(input: ProfileInput): { input: ProfileInput; changeKinds(): string[] } {
   if (!isDraft(input)) return { input, changeKinds: () => [] };
   let last: { before: CompanyProfile | undefined; after: ProfileContent } | undefined;
+  const stored = isStoredDraft(input)
+    ? {
+        deriveStored: (current: StoredFacts | undefined) => {
+          const derived = input.deriveStored(current);
+          last = { before: current, after: derived.content };
+          return derived;
+        },
+      }
+    : {};
   return {
     input: {
       ...input,
@@ -175,6 +185,7 @@ function watchDerivation(input: ProfileInput): { input: ProfileInput; changeKind
         last = { before: current, after };
         return after;
       },
+      ...stored,
     },
     changeKinds: () => (last?.before ? changeKindsOf(last.before, last.after) : []),
   };

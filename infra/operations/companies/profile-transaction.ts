@@ -18,6 +18,8 @@ export interface ProfileBookkeeping {
   readonly updatedAt: string;
   /** The register snapshot the content was derived from, when it came from one: what the gone-companies sweep reads. */
   readonly registerSnapshot?: string;
+  /** When each group of register facts was true, where the stream stated it after the snapshot (register/facts-as-of.ts). */
+  readonly factsAsOf?: Readonly<Record<string, string>>;
 }
 
 /** The profile item as written: the content, the next version, and what validators and the index read back. */
@@ -32,6 +34,7 @@ export function profileItem(content: ProfileContent, current: StoredProfile | un
     words: bookkeeping.indexed.words,
     ...(bookkeeping.indexed.formerNames === undefined ? {} : { formerNames: bookkeeping.indexed.formerNames }),
     ...(bookkeeping.registerSnapshot ? { registerSnapshot: bookkeeping.registerSnapshot } : {}),
+    ...(bookkeeping.factsAsOf && Object.keys(bookkeeping.factsAsOf).length > 0 ? { factsAsOf: bookkeeping.factsAsOf } : {}),
   };
 }
 

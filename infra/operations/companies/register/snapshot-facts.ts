@@ -1,5 +1,6 @@
 import { InvalidCompanyNumberError, parseCompanyNumber } from '../../../../shared/companies/numbers';
 import type { Jurisdiction, PreviousName, Provenance, TradingStatus } from '../../../../shared/companies/profile';
+import { isOptionalColumn } from './facts-as-of';
 
 /**
  * What one row of a register snapshot says about a company, read as published: the facts every
@@ -96,7 +97,7 @@ export class FieldRow implements PublishedRow {
     for (const [column, at] of this.header.positions(columns)) {
       const value = this.fields[at];
       if (value) picked[column] = value;
-      else if (!column.startsWith('PreviousName_')) picked[column] = null;
+      else if (!isOptionalColumn(column)) picked[column] = null;
     }
     return picked;
   }

@@ -3,7 +3,7 @@ import { daysBetween } from '../../calendar';
 import { INSOLVENT_STATUSES, isStrikeOffProposed } from '../../statuses';
 import { isReceiverOnCharge } from '../companies-house-bulk';
 import type { SnapshotFacts } from '../snapshot-facts';
-import { BLOCK_COLUMNS, EVENT_COLUMNS, provenanceOf } from './provenance';
+import { BLOCK_COLUMNS, EVENT_COLUMNS, provenanceOf, STREAM_EVENT_KINDS } from './provenance';
 
 /**
  * Early signals by rule. A condition (overdue filings, a strike-off proposal, insolvency, the end
@@ -28,7 +28,12 @@ const SUPERSEDING_EVENTS = new Set<string>([
   'name_changed',
   'accounting_reference_date_changed',
   'sic_codes_changed',
+  'director_appointed',
+  'director_resigned',
+  'psc_changed',
 ]);
+/** Events that weigh more than information: a strike-off notice in the Gazette, an insolvency case opened. */
+const EVENT_SEVERITY: Readonly<Record<string, EarlySignal['severity']>> = { gazette_notice: 'warning', insolvency_case: 'critical' };
 const CONDITION_KINDS = new Set([
   'accounts_overdue',
   'confirmation_statement_overdue',
@@ -119,12 +124,34 @@ const countOf = (facts: Facts, columns: readonly string[]) => columns.reduce((su
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Changes between the facts the previous snapshot gave and this one's, as events. */
+/** What a stream-only fact says, for people: "GAZ1 2026-11-20" is the notice and its date. */
+function streamSummary(kind: string, value: string): string {
+  const [first, second] = value.split(' ');
+  switch (kind) {
+    case 'director_appointed':
+      return `A director was appointed on ${value}`;
+    case 'director_resigned':
+      return `A director resigned on ${value}`;
+    case 'psc_changed':
+      return `A person with significant control was notified or ceased on ${value}`;
+    case 'gazette_notice':
+      return `Notice ${first} of striking off published in the Gazette on ${second}`;
+    default:
+      return `Insolvency case (${(first ?? '').replace(/-/g, ' ')}) recorded, dated ${second}`;
+  }
+}
+
 function eventsOf(facts: SnapshotFacts, stored: Readonly<Record<string, string | null>>): { kind: EventKind; summary: string }[] {
   const now: Facts = (column) => facts.published.get(column);
   const before: Facts = (column) => stored[column];
   const events: { kind: EventKind; summary: string }[] = [];
   for (const [kind, bySource] of Object.entries(EVENT_COLUMNS) as [EventKind, (typeof EVENT_COLUMNS)[EventKind]][]) {
-    const columns = bySource[facts.source];
+    const columns: readonly string[] = bySource[facts.source];
+    if (STREAM_EVENT_KINDS.has(kind)) {
+      const value = now(columns[0] as string);
+      if (value && value !== (before(columns[0] as string) ?? null)) events.push({ kind, summary: streamSummary(kind, value) });
+      continue;
+    }
     if (columns.length === 0 || !columns.some((column) => column in stored)) continue;
     if (kind === 'charge_registered' || kind === 'charge_satisfied') {
       const added = countOf(now, columns) - countOf(before, columns);
@@ -191,7 +218,7 @@ export function registerSignals(
         for (const signal of [...signals.values()])
           if (signal.kind === event.kind && signal.state === 'active') settle(signal, 'superseded');
       }
-      add(id, event.kind, 'info', event.summary);
+      add(id, event.kind, EVENT_SEVERITY[event.kind] ?? 'info', event.summary);
     }
   }
   for (const signal of [...signals.values()]) {

@@ -1,6 +1,7 @@
 import type { CompanyProfile, FilingBehaviour } from '../../../../../shared/companies/profile';
 import { daysBetween } from '../../calendar';
 import { ENDED_STATUSES } from '../../statuses';
+import { STREAM_COLUMNS } from '../facts-as-of';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { BLOCK_COLUMNS, provenanceOf } from './provenance';
 
@@ -35,6 +36,10 @@ export function registerFilingBehaviour(facts: SnapshotFacts, asOf: string, prev
   if (before?.accountsOverdue && before.nextAccountsDueOn && before.nextAccountsDueOn !== accountsDue) {
     lateNow.add(`accounts:${before.nextAccountsDueOn}`);
   }
+  // Deadlines the filing history showed missed: a delivery after its deadline, dated by the register.
+  for (const entry of (facts.published.get(STREAM_COLUMNS.lateFilings) ?? '').split(' ')) {
+    if (entry && daysBetween(entry.slice(entry.indexOf(':') + 1), asOf) <= FIVE_YEARS_DAYS) lateNow.add(entry);
+  }
   const previousStatementDue = previous?.filingBehaviour.provenance?.facts['derived.statementDueOn'];
   if (before?.confirmationStatementOverdue && previousStatementDue && previousStatementDue !== statementDue) {
     lateNow.add(`statement:${previousStatementDue}`);
@@ -42,8 +47,16 @@ export function registerFilingBehaviour(facts: SnapshotFacts, asOf: string, prev
 
   const madeUpTo = facts.accounts.lastMadeUpTo;
   // A made-up-to date the previous snapshot did not show: the accounts were delivered since it.
+  // The filing history's delivery date, where the stream gave it for these accounts, is the real one.
+  const filedOn = facts.published.get(STREAM_COLUMNS.accountsFiledOn);
   const lastAccountsFiledOn =
-    madeUpTo === null ? null : before && before.lastAccountsMadeUpTo !== madeUpTo ? asOf : (before?.lastAccountsFiledOn ?? null);
+    madeUpTo === null
+      ? null
+      : filedOn && facts.published.get(STREAM_COLUMNS.accountsFiledMadeUpTo) === madeUpTo
+        ? filedOn
+        : before && before.lastAccountsMadeUpTo !== madeUpTo
+          ? asOf
+          : (before?.lastAccountsFiledOn ?? null);
 
   const lateFilings = [...lateNow].sort();
   // Irish accounts are annexed to the annual return: an overdue return is one filing late, not two.

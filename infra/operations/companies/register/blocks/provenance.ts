@@ -1,6 +1,7 @@
 import type { Provenance } from '../../../../../shared/companies/profile';
 import { ADDRESS_COLUMNS, PREVIOUS_NAME_COLUMNS, SIC_COLUMNS } from '../companies-house-bulk';
 import { ADDRESS_COLUMNS as CRO_ADDRESS_COLUMNS } from '../cro-companies';
+import { STREAM_COLUMNS } from '../facts-as-of';
 import type { SnapshotFacts } from '../snapshot-facts';
 
 /** The columns each block's rule reads, per register file, by their published names. */
@@ -42,7 +43,22 @@ export const EVENT_COLUMNS = {
     'companies-house-basic-company-data': ['Mortgages.NumMortSatisfied', 'Mortgages.NumMortPartSatisfied'],
     'cro-companies': [],
   },
+  // What only the Streaming API tells: the GB columns Bureau fills from it (docs/profile.md, "Live changes").
+  director_appointed: { 'companies-house-basic-company-data': [STREAM_COLUMNS.officerAppointed], 'cro-companies': [] },
+  director_resigned: { 'companies-house-basic-company-data': [STREAM_COLUMNS.officerResigned], 'cro-companies': [] },
+  psc_changed: { 'companies-house-basic-company-data': [STREAM_COLUMNS.psc], 'cro-companies': [] },
+  gazette_notice: { 'companies-house-basic-company-data': [STREAM_COLUMNS.gazette], 'cro-companies': [] },
+  insolvency_case: { 'companies-house-basic-company-data': [STREAM_COLUMNS.insolvency], 'cro-companies': [] },
 } as const satisfies Readonly<Record<string, FactColumns>>;
+
+/** Event kinds whose facts only the stream gives: raised on the first value as on any change of it. */
+export const STREAM_EVENT_KINDS: ReadonlySet<string> = new Set([
+  'director_appointed',
+  'director_resigned',
+  'psc_changed',
+  'gazette_notice',
+  'insolvency_case',
+]);
 
 const STATUS_GB = ['CompanyStatus'];
 const STATUS_IE = ['company_status', 'company_status_date'];
@@ -69,7 +85,14 @@ export const BLOCK_COLUMNS = {
     'cro-companies': STATUS_IE,
   },
   filingBehaviour: {
-    'companies-house-basic-company-data': [...STATUS_GB, ...ACCOUNTS_DUE_GB, ...STATEMENT_GB],
+    'companies-house-basic-company-data': [
+      ...STATUS_GB,
+      ...ACCOUNTS_DUE_GB,
+      ...STATEMENT_GB,
+      STREAM_COLUMNS.lateFilings,
+      STREAM_COLUMNS.accountsFiledOn,
+      STREAM_COLUMNS.accountsFiledMadeUpTo,
+    ],
     'cro-companies': [...STATUS_IE, ...FILING_IE],
   },
   riskOfFailure: {
@@ -94,6 +117,7 @@ export const BLOCK_COLUMNS = {
       'ConfStmtNextDueDate',
       'Returns.NextDueDate',
       ...new Set(Object.values(EVENT_COLUMNS).flatMap((columns) => columns['companies-house-basic-company-data'])),
+      STREAM_COLUMNS.charges,
     ],
     'cro-companies': [
       ...STATUS_IE,
