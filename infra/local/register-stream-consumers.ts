@@ -104,7 +104,11 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
   // Published only once every stream has a reader: a consumer with no checkpoint starts from what
   // is published after it connects, and the first events would otherwise go unread.
   const startedAt = Date.now();
-  while (STREAM_NAMES.some((stream) => emulator.openConnections(stream) === 0) && Date.now() - startedAt < 10_000) {
+  while (
+    options.eventsPerSecond > 0 &&
+    STREAM_NAMES.some((stream) => emulator.openConnections(stream) === 0) &&
+    Date.now() - startedAt < 10_000
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   let stopPublishing = () => {};

@@ -1,10 +1,12 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
 import { allQueues } from '../../shared/queues/queues';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { allTables, companiesTable, workspaceTable } from '../../shared/storage/tables';
+import { allTables, companiesTable, registerStreamsTable, workspaceTable } from '../../shared/storage/tables';
 import { invitationLink, workspaceUrl } from '../../shared/workspace/invitation-link';
 import { functions } from '../catalogue';
+import { createEventApplier } from '../operations/companies/stream/apply-events';
 import { ensureTable } from '../operations/storage/create-tables';
 import { type DemoClient, runStartupHooks } from './bootstrap';
 import { DEMO_PERSON_EMAIL, inviteDemoPerson } from './demo-person';
@@ -18,9 +20,10 @@ import { type HttpExchange, type HttpRoute, PortInUseError, startHttpServer } fr
 import { startLocalKms } from './kms';
 import { defaultDataDir, localPaths, localTableName, repositoryRoot } from './paths';
 import { ensureQueue, localQueueSpec } from './queues';
+import { eventsPerSecondFrom, type LocalRegisterStreams, startLocalRegisterStreams } from './register-stream-consumers';
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
 import { startLocalSecretsManager } from './secrets-manager';
-import { type SeedOutcome, seedDemoCompanies } from './seed';
+import { demoDataset, type SeedOutcome, seedDemoCompanies } from './seed';
 import { workspaceSite } from './static-site';
 import { ensureWorkspaceBuilt } from './workspace-build';
 
@@ -79,6 +82,8 @@ export interface LocalRuntime {
   readonly dataDir: string;
   /** Settles when the background load of the demo companies ends ('skipped' when not asked for). */
   readonly seeding: Promise<SeedOutcome | 'skipped' | 'failed'>;
+  /** The Companies House streams' stand-in, which the runtime's consumers read and apply. */
+  readonly registerStreams: Pick<LocalRegisterStreams, 'url' | 'streamKey' | 'emulator'>;
   stop(): Promise<void>;
 }
 
@@ -144,7 +149,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
   const environment = options.environment ?? process.env;
   const dataDir = options.dataDir ?? defaultDataDir(environment);
-  const paths = localPaths(dataDir);
+  const paths = { ...localPaths(dataDir), registerStreams: join(resolve(dataDir), 'register-streams') };
   const running = readRuntimeInfo(dataDir);
   if (running && running.pid !== process.pid) throw new RuntimeAlreadyRunningError(paths.root, running.pid);
   const requestedPort = options.port ?? portSetting(environment, 'PORT') ?? DEFAULT_PORT;
@@ -177,6 +182,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       POWERTOOLS_TRACE_ENABLED: 'false',
     };
     const settings = settingsFrom(environment);
+    let eventsPerSecond: number;
+    try {
+      eventsPerSecond = eventsPerSecondFrom(environment, Boolean(options.seedDemoData));
+    } catch (error) {
+      throw new InvalidSettingError((error as Error).message);
+    }
     if (options.quiet && !settings.POWERTOOLS_LOG_LEVEL) settings.POWERTOOLS_LOG_LEVEL = 'WARN';
 
     const dynamo = await startSupervisedDynamoDbLocal(
@@ -291,6 +302,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       await seeding;
     });
 
+    // The register's streams applied as deployed: the same consumer and applier, against a local register.
+    const registerStreams = await startLocalRegisterStreams({
+      ...(options.inMemory ? {} : { dataDir: paths.registerStreams }),
+      doc,
+      registerStreamsTable: tables[registerStreamsTable.id] as string,
+      apply: createEventApplier({ doc, companiesTable: tables[companiesTable.id] as string }),
+      eventsPerSecond,
+      companiesFile: demoDataset.gbFile,
+      log: options.quiet ? () => {} : log,
+      logError,
+    });
+    cleanups.push(() => registerStreams.stop());
+    if (eventsPerSecond > 0) log(`Register streams: publishing about ${eventsPerSecond} demo events a second at ${registerStreams.url}.`);
+
     const info: RuntimeInfo = {
       pid: process.pid,
       baseUrl: http.url,
@@ -320,6 +345,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       },
       dataDir: paths.root,
       seeding,
+      registerStreams: { url: registerStreams.url, streamKey: registerStreams.streamKey, emulator: registerStreams.emulator },
       stop: () => {
         stopping ??= stopAll();
         return stopping;
