@@ -48,6 +48,13 @@ export function Overview({ session }: { session: SessionView }) {
         <p>An example token request:</p>
         <pre class="code">{curl}</pre>
         <CopyButton text={curl} label="Copy the example" />
+        <p>
+          Every route, schema and webhook is in the <a href="/workspace/reference/">API reference</a>, drawn from the OpenAPI document at{' '}
+          <a href="/v1/openapi.json">
+            <code>/v1/openapi.json</code>
+          </a>
+          .
+        </p>
       </section>
       <section aria-labelledby="at-a-glance">
         <h2 id="at-a-glance">Webhooks at a glance</h2>
