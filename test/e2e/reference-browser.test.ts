@@ -124,4 +124,15 @@ describe('the API reference in a browser', () => {
     expect(violations).toEqual([]);
     expect(requests.filter((url) => /^(https?|wss?):/.test(url) && new URL(url).origin !== origin)).toEqual([]);
   });
+
+  it('keeps its contrast in the dark theme, which follows the system', async () => {
+    const dark = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+    await dark.goto(`${origin}/workspace/reference/`);
+    await dark.getByText('Search companies by name or number', { exact: true }).first().waitFor({ timeout: 20_000 });
+
+    expect(await dark.evaluate<string>('document.body.className')).toContain('dark-mode');
+    expect((await axeViolations(dark)).map((violation) => violation.id)).not.toContain('color-contrast');
+    await dark.screenshot({ path: join(SCREENSHOTS, 'reference-dark.png') });
+    await dark.close();
+  }, 60_000);
 });
