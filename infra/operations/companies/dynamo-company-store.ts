@@ -82,6 +82,9 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
         results[fresh[position] as number] = result;
       },
     );
+    await this.settleCreationRaces(created, freshInputs, freshContents, (position, result) => {
+      results[fresh[position] as number] = result;
+    });
     await this.vocabulary?.update(
       created.map((position) => {
         const content = freshContents[position] as ProfileContent;
@@ -112,6 +115,43 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     );
     for (const [position, result] of settled.entries()) results[rest[position] as number] = result;
     return results;
+  }
+
+  /**
+   * BatchWriteItem cannot be conditional: another writer creating the same company at once (a
+   * second import) may have written over these items, or these over its. One consistent read of
+   * what was created finds each company whose stored content is not what was written, and saves it
+   * again behind the version guard, over what is there: the as-of rule keeps the newer facts of the
+   * two, and neither writer's are lost. The other writer does the same, so the two converge.
+   */
+  private async settleCreationRaces(
+    created: number[],
+    inputs: readonly ProfileInput[],
+    contents: readonly ProfileContent[],
+    settle: (position: number, result: PromiseSettledResult<SaveOutcome>) => void,
+  ): Promise<void> {
+    if (created.length === 0) return;
+    const stored = await batchGet<{ pk: string; contentHash?: string }>(
+      this.doc,
+      this.tableName,
+      created.map((position) => keyOf(contents[position] as ProfileContent)),
+      'pk, contentHash',
+    );
+    const hashes = new Map(stored.map((item) => [item.pk, item.contentHash]));
+    const lost = created.filter((position) => {
+      const content = contents[position] as ProfileContent;
+      return hashes.get(keyText(content)) !== contentHashOf(content);
+    });
+    await Promise.all(
+      lost.map(async (position) => {
+        try {
+          settle(position, { status: 'fulfilled', value: await this.save(inputs[position] as ProfileInput) });
+        } catch (reason) {
+          settle(position, { status: 'rejected', reason });
+        }
+      }),
+    );
+    for (const position of lost) created.splice(created.indexOf(position), 1);
   }
 
   queryPartition(pk: string, range: KeyRange, limit: number): Promise<PartitionPage> {

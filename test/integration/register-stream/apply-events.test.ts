@@ -311,6 +311,22 @@ describe('never an older fact over a newer one', () => {
     expect(afterNewer?.overview.registeredOffice).toBe('12 Foundry Lane, SHEFFIELD, ENGLAND, S1 4PL');
   });
 
+  it('lets two imports creating the same companies at once settle on the newer snapshot, whichever wrote last', async () => {
+    // Act
+    const [older, newer] = await Promise.all([
+      importMay('2024-05-01'),
+      importProfiles(
+        (await openImportFile(MAY, { asOf: '2024-05-15' })).records,
+        new DynamoCompanyStore(tables.doc, tables.names.companies as string),
+      ),
+    ]);
+
+    // Assert
+    expect(newer).toMatchObject({ rejected: 0 });
+    expect(older.created + older.updated + older.unchanged + older.rejected).toBe(11);
+    for (const number of [ACME, 'SC512345']) expect(await stored(number)).toMatchObject({ registerSnapshot: '2024-05-15' });
+  });
+
   it('lets two appliers racing on one company keep each other’s facts, the newer statement winning', async () => {
     // Arrange
     await importMay();
