@@ -7,6 +7,7 @@ import {
   companiesTable,
   deliveriesTable,
   eventsTable,
+  registerStreamsTable,
   type TableDefinition,
   WATCHES_BY_CLIENT_INDEX,
   watchesTable,
@@ -452,6 +453,25 @@ export const registerImportFunctions: readonly FunctionSpec[] = [
     // The file goes up as it comes down, in parts: no /tmp, and memory for four 5 MB parts at a time.
     uploads: { read: [], write: [OBJECT_PATTERNS.uploads] },
     // About 830,000 rows, some 200 MB: minutes from the portal, with room for a slow day.
+    timeoutSeconds: 900,
+  },
+  {
+    id: 'registerStream',
+    entry: 'functions/register-stream/handler.ts',
+    description: 'Register feed: consumes one Companies House stream under its lease until shortly before its timeout, then hands it over',
+    routes: [],
+    tables: [
+      // The checkpoint and the lease read by GetItem; the lease taken and renewed, the checkpoint and gaps written by
+      // PutItem; the lease handed over by DeleteItem; the checkpoint moved in a transaction that checks the lease.
+      { table: registerStreamsTable, access: { actions: ['GetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'] } },
+      // The batch's companies by BatchGetItem, one again by GetItem after a write lost to another writer; a changed
+      // company's version-guarded transaction (PutItem, DeleteItem of its index items); vocabulary words by Query and
+      // UpdateItem when a name changes.
+      { table: companiesTable, access: { actions: ['BatchGetItem', 'GetItem', 'PutItem', 'DeleteItem', 'Query', 'UpdateItem'] } },
+    ],
+    // Waiting on a socket most of the time: a quarter of a GB is enough CPU for a stream's JSON lines.
+    memoryMb: 256,
+    // Lambda's longest: one invocation holds the connection for 14 of its 15 minutes (infra/constructs/register-stream.ts).
     timeoutSeconds: 900,
   },
 ];

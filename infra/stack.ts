@@ -18,6 +18,7 @@ import { outputIds } from './constructs/outputs';
 import { BureauQueues } from './constructs/queues';
 import { RegisterDownload } from './constructs/register-download';
 import { RegisterImport } from './constructs/register-import';
+import { RegisterStream } from './constructs/register-stream';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
 import { WebhookSecretsKey } from './constructs/webhook-secrets-key';
@@ -61,6 +62,8 @@ export class BureauStack extends Stack {
   readonly registerImport: RegisterImport;
   /** The weekly CRO file, fetched and imported: the IE feed. */
   readonly registerDownload: RegisterDownload;
+  /** The Companies House streams, each on its schedule, with the stream key's secret: the live GB feed. */
+  readonly registerStream: RegisterStream;
 
   constructor(scope: Construct, id: string, props: BureauStackProps) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
@@ -207,6 +210,15 @@ export class BureauStack extends Stack {
       stateMachine: this.registerImport.stateMachine,
       url: feeds.croCompaniesUrl,
     });
+    this.registerStream = new RegisterStream(this, 'RegisterStream', {
+      fn: registerFunction('registerStream'),
+      streams: feeds.companiesHouseStreams,
+      alarms,
+    });
+    new CfnOutput(this, outputIds.streamKeySecretArn, {
+      value: this.registerStream.secret.secretArn,
+      description: 'Put the Companies House streaming API key here (docs/deploy.md); the stack creates it empty',
+    });
     new CfnOutput(this, outputIds.registerUploadsBucket, {
       value: this.registerImport.bucket.bucketName,
       description: 'Where `bureau companies import --stack` uploads a register file',
@@ -223,6 +235,7 @@ export class BureauStack extends Stack {
       ),
       queues: this.queues.all.map((queue) => ({ name: queue.definition.id, queue: queue.queue, deadLetters: queue.deadLetterQueue })),
       alarms,
+      registerStreams: feeds.companiesHouseStreams,
       ...(props.edge.webAclName ? { webAclName: props.edge.webAclName } : {}),
     });
     new CfnOutput(this, outputIds.signingKeySecretArn, {

@@ -1,6 +1,14 @@
 import { Aws, Duration } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  type CfnAlarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -10,7 +18,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { BusinessMetric, METRICS_NAMESPACE } from '../../shared/observability/metrics';
+import { BusinessMetric, METRICS_NAMESPACE, STREAM_DIMENSION } from '../../shared/observability/metrics';
 import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
 
 export interface AlarmsProps {
@@ -30,12 +38,29 @@ export const serviceMetric = (name: BusinessMetric, periodOverride = period) =>
     period: periodOverride,
   });
 
+/** A stream metric of one Companies House stream (the consumer adds STREAM_DIMENSION to its metrics). */
+export const streamMetric = (name: BusinessMetric, stream: string, statistic: 'Sum' | 'Maximum', periodOverride = period) =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { [SERVICE_DIMENSION]: SERVICE_NAME, [STREAM_DIMENSION]: stream },
+    statistic,
+    period: periodOverride,
+  });
+
+/** Ten minutes behind the register, twice running: more than a catch-up after a handover or a redeploy. */
+export const STREAM_LAG_ALARM_SECONDS = 600;
+/** No event applied on any stream for this long: the consumer is not reading (no key, a revoked one, or failing). */
+export const STREAMS_SILENT_HOURS = 3;
+
 interface AlarmRule {
   readonly threshold: number;
   /** Breaching periods out of `evaluationPeriods` before it fires: one bad minute is not an incident. */
   readonly datapointsToAlarm?: number;
   readonly evaluationPeriods?: number;
   readonly comparison?: ComparisonOperator;
+  /** Not breaching unless said: most metrics are counts that are simply absent while nothing happens. */
+  readonly missingData?: TreatMissingData;
   readonly description: string;
 }
 
@@ -166,6 +191,63 @@ export class Alarms extends Construct {
     });
   }
 
+  /**
+   * The Companies House streams: per stream, events applied more than ten minutes after the register
+   * published them (sustained), and any 416 (the checkpoint fell out of the register's window: events
+   * were lost); and all streams silent for hours, which no error may show when the key is missing.
+   */
+  watchRegisterStreams(streams: readonly string[]): void {
+    for (const stream of streams) {
+      const id = stream.replace(/(^|-)([a-z])/g, (_, _dash, letter: string) => letter.toUpperCase());
+      this.add(`Stream${id}Lag`, streamMetric(BusinessMetric.streamLag, stream, 'Maximum'), {
+        threshold: STREAM_LAG_ALARM_SECONDS,
+        evaluationPeriods: 2,
+        datapointsToAlarm: 2,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        description: `The ${stream} stream's events have been applied more than ${STREAM_LAG_ALARM_SECONDS / 60} minutes after Companies House published them for 10 minutes: see docs/operations.md, "Alarms"`,
+      });
+      this.add(`Stream${id}Gap`, streamMetric(BusinessMetric.streamGaps, stream, 'Sum'), {
+        threshold: 1,
+        description: `The ${stream} stream refused to resume from its checkpoint (HTTP 416): events in between were never read; the next bulk snapshot re-bases them (docs/operations.md, "Alarms")`,
+      });
+    }
+    if (streams.length === 0) return;
+    const hour = Duration.hours(1);
+    this.add(
+      'StreamsSilent',
+      new MathExpression({
+        expression: `SUM([${streams.map((_, i) => `s${i}`).join(', ')}])`,
+        usingMetrics: Object.fromEntries(
+          streams.map((stream, i) => [`s${i}`, streamMetric(BusinessMetric.streamEventsApplied, stream, 'Sum', hour)]),
+        ),
+        period: hour,
+        label: 'Stream events applied, all streams',
+      }),
+      {
+        threshold: 1,
+        evaluationPeriods: STREAMS_SILENT_HOURS,
+        datapointsToAlarm: STREAMS_SILENT_HOURS,
+        comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+        // No datapoint at all is exactly what a consumer that never connects leaves behind.
+        missingData: TreatMissingData.BREACHING,
+        description: `No Companies House stream event was applied for ${STREAMS_SILENT_HOURS} hours: the stream key is missing or revoked, or the consumer fails (see docs/operations.md, "Alarms")`,
+      },
+    );
+  }
+
+  /**
+   * A function that stops at a deadline of its own by design (the stream consumer hands over before
+   * its timeout): its p99 is always near the timeout, so its near-timeout alarm fires only past the
+   * deadline it keeps, when it was cut off without handing over.
+   */
+  runsToDeadline(fn: IFunction, overrunAfter: Duration): void {
+    const alarm = this.node.tryFindChild(`${fn.node.id}NearTimeout`) as Alarm | undefined;
+    if (!alarm) throw new Error(`No near-timeout alarm for ${fn.node.id}: watch the function first`);
+    const cfn = alarm.node.defaultChild as CfnAlarm;
+    cfn.threshold = overrunAfter.toMilliseconds();
+    cfn.alarmDescription = `The ${fn.node.id} function ran past its handover (${overrunAfter.toSeconds()} s) for 15 minutes: Lambda cut it off before it released its lease, so its successor waited for the lease to expire`;
+  }
+
   watchApi(stage: HttpStage): void {
     this.add('Api5xx', stage.metricServerError({ period, statistic: 'Sum' }), {
       threshold: 1,
@@ -225,7 +307,7 @@ export class Alarms extends Construct {
       evaluationPeriods: rule.evaluationPeriods ?? 1,
       datapointsToAlarm: rule.datapointsToAlarm ?? rule.evaluationPeriods ?? 1,
       comparisonOperator: rule.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      treatMissingData: rule.missingData ?? TreatMissingData.NOT_BREACHING,
       alarmDescription: rule.description,
     });
     alarm.addAlarmAction(this.action);

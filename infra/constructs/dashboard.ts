@@ -6,7 +6,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BusinessMetric, METRICS_NAMESPACE, OperatorMetric, QUEUE_DIMENSION } from '../../shared/observability/metrics';
 import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
-import { type Alarms, deliverySuccessRate, serviceMetric } from './alarms';
+import { type Alarms, deliverySuccessRate, STREAM_LAG_ALARM_SECONDS, serviceMetric, streamMetric } from './alarms';
 import { blockedRequestMetrics } from './edge-firewall';
 
 export interface ServiceDashboardProps {
@@ -18,6 +18,8 @@ export interface ServiceDashboardProps {
   readonly alarms: Alarms;
   /** The AWS WAF web ACL in front of the service, by name. */
   readonly webAclName?: string;
+  /** The Companies House streams the stage consumes. */
+  readonly registerStreams?: readonly string[];
 }
 
 const period = Duration.minutes(5);
@@ -128,6 +130,31 @@ export class ServiceDashboard extends Construct {
         }),
       ],
     ];
+    const streams = props.registerStreams ?? [];
+    if (streams.length > 0) {
+      widgets.push([
+        new GraphWidget({
+          title: 'Companies House streams: events applied',
+          width: WIDTH,
+          left: streams.map((stream) => streamMetric(BusinessMetric.streamEventsApplied, stream, 'Sum').with({ label: stream })),
+        }),
+        new GraphWidget({
+          title: 'Companies House streams: lag behind the register (s)',
+          width: WIDTH,
+          left: streams.map((stream) => streamMetric(BusinessMetric.streamLag, stream, 'Maximum').with({ label: stream })),
+          leftAnnotations: [{ value: STREAM_LAG_ALARM_SECONDS, label: 'alarm' }],
+        }),
+        new GraphWidget({
+          title: 'Companies House streams: reconnects, skipped events, gaps (416)',
+          width: WIDTH,
+          left: streams.flatMap((stream) =>
+            [BusinessMetric.streamReconnects, BusinessMetric.streamEventsSkipped, BusinessMetric.streamGaps].map((name) =>
+              streamMetric(name, stream, 'Sum').with({ label: `${stream} ${name}` }),
+            ),
+          ),
+        }),
+      ]);
+    }
     this.dashboard = new Dashboard(this, 'Dashboard', { widgets, defaultInterval: Duration.hours(3) });
   }
 }

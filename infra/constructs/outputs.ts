@@ -15,6 +15,8 @@ export const outputIds = {
   deliveryAddresses: 'DeliveryAddresses',
   registerUploadsBucket: 'RegisterUploadsBucket',
   registerImportStateMachineArn: 'RegisterImportStateMachineArn',
+  /** The secret the operator puts the Companies House streaming key in. */
+  streamKeySecretArn: 'StreamKeySecretArn',
   /** ClientsTableName, CompaniesTableName, …: one per table definition. */
   tableName: (tableId: string) => `${capitalized(tableId)}TableName`,
   /** DeliveriesQueueUrl, FanoutQueueUrl: one per queue definition. */

@@ -22,6 +22,16 @@ export const BusinessMetric = {
   unhandledErrors: 'UnhandledErrors',
   /** Chunks of a register import that failed after their retries (the summary function counts them). */
   registerImportFailedBatches: 'RegisterImportFailedBatches',
+  /** Companies House stream events applied to the companies table, per stream (STREAM_DIMENSION). */
+  streamEventsApplied: 'StreamEventsApplied',
+  /** Seconds from an event's publication to its application, per stream: how far behind the register the profiles are. */
+  streamLag: 'StreamLag',
+  /** Connections to a stream opened again within one invocation, after a drop or an error. */
+  streamReconnects: 'StreamReconnects',
+  /** Stream lines refused (unreadable, or a kind the stream does not carry) and events the applier passed over. */
+  streamEventsSkipped: 'StreamEventsSkipped',
+  /** A stream answered 416: its checkpoint was older than the register keeps, so events in between are lost. */
+  streamGaps: 'StreamGaps',
 } as const;
 export type BusinessMetric = (typeof BusinessMetric)[keyof typeof BusinessMetric];
 
@@ -35,6 +45,9 @@ export const OperatorMetric = {
 } as const;
 export type OperatorMetric = (typeof OperatorMetric)[keyof typeof OperatorMetric];
 
+/** The dimension of the stream metrics naming the Companies House stream (`companies`, `filings`, …). */
+export const STREAM_DIMENSION = 'Stream';
+
 /** The dimension of DeadLetterRedrives naming the queue: its logical id (`deliveries`, `fanout`), the same on every stage. */
 export const QUEUE_DIMENSION = 'Queue';
 
@@ -47,4 +60,41 @@ export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 
 
 export function count(metric: BusinessMetric, value = 1): void {
   if (value > 0) metrics.addMetric(metric, MetricUnit.Count, value);
+}
+
+/** What one Companies House stream's consumer counts, each under that stream's dimension. */
+export interface StreamMetrics {
+  applied(events: number): void;
+  skipped(events: number): void;
+  reconnect(): void;
+  gap(): void;
+  lagSeconds(seconds: number): void;
+  /** Writes what was counted since the last flush as one EMF line: an invocation lasts minutes, alarms look at 5. */
+  flush(): void;
+}
+
+/**
+ * Metrics of one stream, on an instance of their own: the stream is a default dimension there, so
+ * nothing else the invocation counts is split by stream, and flushing mid-invocation leaves the
+ * shared instance's buffer alone.
+ */
+export function streamMetrics(stream: string): StreamMetrics {
+  const own = new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
+    defaultDimensions: { [STREAM_DIMENSION]: stream },
+  });
+  const add = (metric: BusinessMetric, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number) => {
+    if (value > 0 || metric === BusinessMetric.streamLag) own.addMetric(metric, unit, value);
+  };
+  return {
+    applied: (events) => add(BusinessMetric.streamEventsApplied, MetricUnit.Count, events),
+    skipped: (events) => add(BusinessMetric.streamEventsSkipped, MetricUnit.Count, events),
+    reconnect: () => add(BusinessMetric.streamReconnects, MetricUnit.Count, 1),
+    gap: () => add(BusinessMetric.streamGaps, MetricUnit.Count, 1),
+    lagSeconds: (seconds) => add(BusinessMetric.streamLag, MetricUnit.Seconds, seconds),
+    flush: () => {
+      if (own.hasStoredMetrics()) own.publishStoredMetrics();
+    },
+  };
 }
