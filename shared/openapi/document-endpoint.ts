@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { ifNoneMatchMatches } from '../http/conditional';
 import type { HttpHandler } from '../http/types';
 
+/** Where the API serves its document; CloudFront caches this path alone of the API's. */
+export const OPENAPI_DOCUMENT_PATH = '/v1/openapi.json';
+
 /** Five minutes in any cache: a new deployment's document is seen within that, and an ETag revalidates it for nothing. */
 const CACHE_CONTROL = 'public, max-age=300';
 

@@ -292,6 +292,13 @@ describe('BureauStack', () => {
       expect(behaviours[path]?.ViewerProtocolPolicy, path).toBe('https-only');
     }
     expect(apiOrigin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+    // The OpenAPI document alone of the API's answers is kept at the edge, and matched before /v1/*.
+    const paths = config.CacheBehaviors.map((behaviour: Loose) => behaviour.PathPattern);
+    expect(paths.indexOf('/v1/openapi.json')).toBeLessThan(paths.indexOf('/v1/*'));
+    expect(behaviours['/v1/openapi.json']?.TargetOriginId).toBe(apiOrigin.Id);
+    expect(behaviours['/v1/openapi.json']?.AllowedMethods).toEqual(['GET', 'HEAD']);
+    expect(behaviours['/v1/openapi.json']?.CachePolicyId).toBe('658327ea-f89d-4fab-a63d-7e88639e58f6');
+    expect(behaviours['/v1/*']?.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
     expect(config.DefaultCacheBehavior.TargetOriginId).toBe(siteOrigin.Id);
     expect(siteOrigin.OriginAccessControlId).toBeDefined();
     synth.template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
