@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProfileContent } from '../../../shared/companies/profile';
 import {
   type IndexedFormerName,
@@ -72,11 +72,23 @@ export async function replaceProfile(
   const guard = current
     ? { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': current.version } }
     : { ConditionExpression: 'attribute_not_exists(pk)' };
+  const item = profileItem(content, current, bookkeeping);
+  // Most changes leave the name alone: the profile item is then the only item to write, and one
+  // conditional put is the same guard at a fraction of a transaction's cost.
+  if (puts.length === 0 && deletes.length === 0) {
+    try {
+      await doc.send(new PutCommand({ TableName: tableName, Item: item, ...guard }));
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
   try {
     await doc.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName, Item: profileItem(content, current, bookkeeping), ...guard } },
+          { Put: { TableName: tableName, Item: item, ...guard } },
           ...puts.map((put) => ({ Put: { TableName: tableName, Item: put } })),
           ...deletes.map((key) => ({ Delete: { TableName: tableName, Key: key } })),
         ],
