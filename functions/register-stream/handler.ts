@@ -7,7 +7,7 @@ import { isStreamName, type StreamName } from '../../infra/operations/companies/
 import { COMPANIES_HOUSE_STREAM_URL } from '../../infra/operations/companies/stream/stream-reader';
 import { awsClient } from '../../shared/aws/clients';
 import { logger } from '../../shared/observability/logger';
-import { streamMetrics } from '../../shared/observability/metrics';
+import { BusinessMetric, count, metrics as serviceMetrics, streamMetrics } from '../../shared/observability/metrics';
 import { observed } from '../../shared/observability/middleware';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { companiesTable, registerStreamsTable, tableName } from '../../shared/storage/tables';
@@ -108,7 +108,10 @@ export const handler = observed<StreamTick, ConsumeResult>(async (event: StreamT
   const stream = streamOf(event);
   const key = await readStreamKey();
   const counted = streamMetrics(stream);
-  const flushing = setInterval(() => counted.flush(), METRICS_FLUSH_MS);
+  const flushing = setInterval(() => {
+    counted.flush();
+    if (serviceMetrics.hasStoredMetrics()) serviceMetrics.publishStoredMetrics();
+  }, METRICS_FLUSH_MS);
   // The reader reconnects after any refusal, with backoff: a refused key would spend the whole run doing so.
   const refused = new AbortController();
   let refusal: string | undefined;
@@ -133,6 +136,7 @@ export const handler = observed<StreamTick, ConsumeResult>(async (event: StreamT
         applied: (_stream, outcome) => {
           counted.applied(outcome.applied + outcome.unchanged);
           counted.skipped(outcome.skipped);
+          count(BusinessMetric.streamEventsRead, outcome.events);
         },
         lag: (_stream, lagMs) => counted.lagSeconds(lagMs / 1000),
         reconnect: (_stream, reason) => {
@@ -142,7 +146,10 @@ export const handler = observed<StreamTick, ConsumeResult>(async (event: StreamT
             refused.abort();
           }
         },
-        skipped: () => counted.skipped(1),
+        skipped: () => {
+          counted.skipped(1);
+          count(BusinessMetric.streamEventsRead);
+        },
         gap: () => counted.gap(),
       },
     });

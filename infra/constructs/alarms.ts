@@ -50,7 +50,7 @@ export const streamMetric = (name: BusinessMetric, stream: string, statistic: 'S
 
 /** Ten minutes behind the register, twice running: more than a catch-up after a handover or a redeploy. */
 export const STREAM_LAG_ALARM_SECONDS = 600;
-/** No event applied on any stream for this long: the consumer is not reading (no key, a revoked one, or failing). */
+/** No event read on any stream for this long: the consumer is not reading (no key, a revoked one, or failing). */
 export const STREAMS_SILENT_HOURS = 3;
 
 interface AlarmRule {
@@ -212,27 +212,15 @@ export class Alarms extends Construct {
       });
     }
     if (streams.length === 0) return;
-    const hour = Duration.hours(1);
-    this.add(
-      'StreamsSilent',
-      new MathExpression({
-        expression: `SUM([${streams.map((_, i) => `s${i}`).join(', ')}])`,
-        usingMetrics: Object.fromEntries(
-          streams.map((stream, i) => [`s${i}`, streamMetric(BusinessMetric.streamEventsApplied, stream, 'Sum', hour)]),
-        ),
-        period: hour,
-        label: 'Stream events applied, all streams',
-      }),
-      {
-        threshold: 1,
-        evaluationPeriods: STREAMS_SILENT_HOURS,
-        datapointsToAlarm: STREAMS_SILENT_HOURS,
-        comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
-        // No datapoint at all is exactly what a consumer that never connects leaves behind.
-        missingData: TreatMissingData.BREACHING,
-        description: `No Companies House stream event was applied for ${STREAMS_SILENT_HOURS} hours: the stream key is missing or revoked, or the consumer fails (see docs/operations.md, "Alarms")`,
-      },
-    );
+    this.add('StreamsSilent', serviceMetric(BusinessMetric.streamEventsRead, Duration.hours(1)), {
+      threshold: 1,
+      evaluationPeriods: STREAMS_SILENT_HOURS,
+      datapointsToAlarm: STREAMS_SILENT_HOURS,
+      comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+      // No datapoint at all is exactly what a consumer that never connects leaves behind.
+      missingData: TreatMissingData.BREACHING,
+      description: `No Companies House stream event was read for ${STREAMS_SILENT_HOURS} hours: the stream key is missing or refused, or the consumer fails (see docs/operations.md, "Alarms")`,
+    });
   }
 
   /**

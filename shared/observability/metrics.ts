@@ -24,6 +24,11 @@ export const BusinessMetric = {
   registerImportFailedBatches: 'RegisterImportFailedBatches',
   /** Companies House stream events applied to the companies table, per stream (STREAM_DIMENSION). */
   streamEventsApplied: 'StreamEventsApplied',
+  /**
+   * Stream events read on any stream, applied or not (a company Bureau does not hold is skipped), with
+   * no stream dimension: one series that is zero only when no consumer is reading at all.
+   */
+  streamEventsRead: 'StreamEventsRead',
   /** Seconds from an event's publication to its application, per stream: how far behind the register the profiles are. */
   streamLag: 'StreamLag',
   /** Connections to a stream opened again within one invocation, after a drop or an error. */

@@ -142,7 +142,7 @@ describe('the Companies House stream consumer', () => {
     expect(JSON.stringify(synth.statementsOfRole(synth.fn.executionRole))).not.toMatch(/"(s3|states|sqs):/);
   });
 
-  it('alarms per stream on lag over 10 minutes and on any 416 gap, on all streams silent for 3 hours, and on errors', () => {
+  it('alarms per stream on lag over 10 minutes and on any 416 gap, on no event read on any stream for 3 hours, and on errors', () => {
     const topic = { Ref: synth.logicalId(synth.stack.alarms.topic) };
     const lag = synth.alarmsNamed('StreamLag');
     const gaps = synth.alarmsNamed('StreamGaps');
@@ -165,10 +165,12 @@ describe('the Companies House stream consumer', () => {
     for (const alarm of gaps) {
       expect(alarm.Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     }
-    const silent = synth
-      .ofType('AWS::CloudWatch::Alarm')
-      .find((alarm) => JSON.stringify(alarm.Properties.Metrics ?? []).includes('StreamEventsApplied'));
-    expect(silent?.Properties).toMatchObject({
+    const silent = synth.alarmsNamed('StreamEventsRead');
+    expect(silent).toHaveLength(1);
+    expect(silent[0]?.Properties).toMatchObject({
+      Namespace: 'Bureau',
+      Statistic: 'Sum',
+      Period: 3600,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       EvaluationPeriods: 3,

@@ -97,7 +97,8 @@ beforeAll(async () => {
       localGrants(registerImportFunctions.find((spec) => spec.id === 'registerStream') as never, { tables: tables.names, queues: {} }),
     ),
     [CALL_LOG_VARIABLE]: callLog,
-    POWERTOOLS_METRICS_DISABLED: 'true',
+    // Written as EMF to stdout, where the handover test reads them.
+    POWERTOOLS_METRICS_DISABLED: 'false',
     POWERTOOLS_TRACE_ENABLED: 'false',
   });
   // Read from the stream's first event on, as after a bulk snapshot whose timepoint is known.
@@ -179,6 +180,17 @@ describe('the stream function', () => {
       );
       expect(calls.length).toBeGreaterThan(0);
       expect(calls.filter((call) => !call.allowed)).toEqual([]);
+      // Its metrics: per stream (lag, events applied or skipped), and the events read, with no stream dimension.
+      const emf = written
+        .flatMap((chunk) => chunk.split('\n'))
+        .filter((line) => line.includes('"_aws"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const stream = emf.filter((line) => line.Stream === 'companies');
+      expect(stream.some((line) => typeof line.StreamLag === 'number' || Array.isArray(line.StreamLag))).toBe(true);
+      expect(stream.some((line) => 'StreamEventsSkipped' in line || 'StreamEventsApplied' in line)).toBe(true);
+      const read = emf.filter((line) => 'StreamEventsRead' in line);
+      expect(read.every((line) => !('Stream' in line))).toBe(true);
+      expect(read.flatMap((line) => [line.StreamEventsRead].flat() as number[]).reduce((a, b) => a + b, 0)).toBe(6);
     } finally {
       clearInterval(sampling);
       spy.mockRestore();
