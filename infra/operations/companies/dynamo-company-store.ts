@@ -48,7 +48,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
   }
 
   async save(input: ProfileInput): Promise<SaveOutcome> {
-    return this.write(input, await this.read(input.jurisdiction, input.companyNumber, true), true);
+    return this.write(input, await this.read(input.jurisdiction, input.companyNumber, true));
   }
 
   /**
@@ -75,7 +75,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
         doc: this.doc,
         tableName: this.tableName,
         itemsOf: (content, position) => newCompanyItems(content, this.bookkeepingOf(content, snapshotOf(freshInputs[position]))),
-        writeAlone: (content, position) => this.write(freshInputs[position] ?? content, undefined, true),
+        writeAlone: (content, position) => this.write(freshInputs[position] ?? content, undefined),
       },
       freshContents,
       (position, result) => {
@@ -106,7 +106,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
                 () => this.save(content),
               )
             : current.has(key)
-              ? this.write(content, current.get(key), true)
+              ? this.write(content, current.get(key))
               : this.save(content);
           inFlight.set(key, saved);
           return saved;
@@ -186,7 +186,11 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     return new Map(items.map((item) => [keyText(item), item]));
   }
 
-  private async write(input: ProfileInput, current: StoredProfile | undefined, mayRetry: boolean): Promise<SaveOutcome> {
+  /**
+   * Derives and writes behind the version read; a write lost to another writer (a stream consumer,
+   * another import) reads again and derives afresh over what that writer stored, a few times.
+   */
+  private async write(input: ProfileInput, current: StoredProfile | undefined, attemptsLeft = WRITE_ATTEMPTS): Promise<SaveOutcome> {
     let factsAsOf: FactsAsOf | undefined;
     let content: ProfileContent;
     if (isStoredDraft(input)) {
@@ -207,8 +211,8 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
 
     const bookkeeping = { ...this.bookkeepingOf(content, registerSnapshot, contentHash), ...(factsAsOf ? { factsAsOf } : {}) };
     if (!(await replaceProfile(this.doc, this.tableName, content, current, bookkeeping))) {
-      if (!mayRetry) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
-      return this.write(input, await this.read(content.jurisdiction, content.companyNumber, true), false);
+      if (attemptsLeft <= 1) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
+      return this.write(input, await this.read(content.jurisdiction, content.companyNumber, true), attemptsLeft - 1);
     }
     await this.vocabulary?.update([
       wordChange(content.jurisdiction, current ? everyIndexedWord(indexedEntryOf(current)) : [], everyIndexedWord(bookkeeping.indexed)),
@@ -236,5 +240,8 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
       });
   }
 }
+
+/** Writes of one company tried before giving up on it: the stream's consumers write the same companies as imports. */
+const WRITE_ATTEMPTS = 5;
 
 const snapshotOf = (input: ProfileInput | undefined) => (input && isDraft(input) ? input.registerSnapshot : undefined);
