@@ -83,7 +83,7 @@ describe('eventFacts: the company profile as the bulk file’s columns', () => {
     });
   });
 
-  it('maps a dissolution, a liquidation and a community interest company', () => {
+  it('maps a dissolution, a liquidation, a community interest company and the account categories the two sources spell apart', () => {
     const dissolved = eventFacts(event('companies', '/company/01234567', { company_status: 'dissolved', date_of_cessation: '2026-11-20' }));
     const liquidation = eventFacts(event('companies', '/company/01234567', { company_status: 'liquidation' }));
     const cic = eventFacts(event('companies', '/company/01234567', { type: 'ltd', subtype: 'community-interest-company' }));
@@ -91,6 +91,12 @@ describe('eventFacts: the company profile as the bulk file’s columns', () => {
     expect(dissolved).toMatchObject({ ok: true, facts: { columns: { CompanyStatus: 'Dissolved', DissolutionDate: '20/11/2026' } } });
     expect(liquidation).toMatchObject({ ok: true, facts: { columns: { CompanyStatus: 'Liquidation' } } });
     expect(cic).toMatchObject({ ok: true, facts: { columns: { CompanyCategory: 'Community Interest Company' } } });
+    expect(
+      eventFacts(event('companies', '/company/01234567', { accounts: { last_accounts: { type: 'no-accounts-type-available' } } })),
+    ).toMatchObject({ facts: { columns: { 'Accounts.AccountCategory': 'ACCOUNTS TYPE NOT AVAILABLE' } } });
+    expect(eventFacts(event('companies', '/company/01234567', { accounts: { last_accounts: { type: 'null' } } }))).toMatchObject({
+      facts: { columns: { 'Accounts.AccountCategory': 'NO ACCOUNTS FILED' } },
+    });
   });
 });
 

@@ -123,7 +123,8 @@ const CATEGORY_LABELS: Readonly<Record<string, string>> = {
 };
 
 /** The bulk file's account categories are the API's last_accounts.type in capitals with spaces. */
-const accountCategory = (type: string | null) => (type === null ? null : type.replace(/-/g, ' ').toUpperCase());
+const accountCategory = (type: string | null) =>
+  type === null ? null : type === 'no-accounts-type-available' ? 'ACCOUNTS TYPE NOT AVAILABLE' : type.replace(/-/g, ' ').toUpperCase();
 
 function companyProfileColumns(data: Record<string, unknown>): {
   columns: Record<string, string | null>;
