@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoStreamCheckpoints } from '../operations/companies/stream/checkpoints';
-import { type ConsumeResult, type ConsumerLog, consumeStream } from '../operations/companies/stream/consumer';
-import { type ApplyEvents, STREAM_NAMES } from '../operations/companies/stream/stream-events';
+import { type ConsumerLog, consumeStream } from '../operations/companies/stream/consumer';
+import { type ApplyEvents, STREAM_NAMES, type StreamName } from '../operations/companies/stream/stream-events';
 import { type RegisterStreamEmulator, startRegisterStreamEmulator } from './register-stream-emulator';
 import { DemoRegisterActivity, publishDemoActivity, readDemoStreamCompanies } from './register-stream-publisher';
 
@@ -11,6 +12,7 @@ export const EVENTS_PER_SECOND_SETTING = 'REGISTER_STREAM_EVENTS_PER_SECOND';
 const DEFAULT_EVENTS_PER_SECOND = 3;
 /** The key the local consumers present; the emulator refuses any other, as the register does. */
 const LOCAL_STREAM_KEY = 'local-stream-key';
+const RESTART_MS = 5_000;
 
 export class InvalidRegisterStreamSettingError extends Error {
   constructor(raw: string) {
@@ -76,7 +78,7 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
       }
     : { info: quiet, warn: quiet, error: (message, attributes) => options.logError(`register stream: ${message}`, attributes) };
 
-  const runs: Array<Promise<ConsumeResult | undefined>> = STREAM_NAMES.map((stream) =>
+  const consume = (stream: StreamName) =>
     consumeStream({
       stream,
       baseUrl: emulator.url,
@@ -95,11 +97,20 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
           lastLagMs = ms;
         },
       },
-    }).catch((error: unknown) => {
-      options.logError(`The ${stream} stream consumer stopped`, error);
-      return undefined;
-    }),
-  );
+    });
+  // A consumer stops on a storage failure (DynamoDB Local restarting, say): it is started again, from
+  // its checkpoint, for as long as the runtime runs, as the deployed schedule starts the next run.
+  const supervise = async (stream: StreamName): Promise<void> => {
+    while (!stopping.signal.aborted) {
+      try {
+        await consume(stream);
+      } catch (error) {
+        options.logError(`The ${stream} stream consumer stopped; starting it again in ${RESTART_MS / 1000} s`, error);
+        await delay(RESTART_MS, undefined, { signal: stopping.signal }).catch(() => {});
+      }
+    }
+  };
+  const runs = STREAM_NAMES.map(supervise);
 
   // Published only once every stream has a reader: a consumer with no checkpoint starts from what
   // is published after it connects, and the first events would otherwise go unread.

@@ -6,6 +6,8 @@ import { eventsPerSecondFrom, startLocalRegisterStreams } from '../../../infra/l
 import { demoDataset } from '../../../infra/local/seed';
 import { DynamoStreamCheckpoints } from '../../../infra/operations/companies/stream/checkpoints';
 import type { ApplyEvents, StreamEvent } from '../../../infra/operations/companies/stream/stream-events';
+import { STREAM_NAMES } from '../../../infra/operations/companies/stream/stream-events';
+import { ensureTable } from '../../../infra/operations/storage/create-tables';
 import { registerStreamsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 
@@ -41,6 +43,9 @@ async function run(apply: ApplyEvents, eventsPerSecond: number) {
   });
 }
 
+const timepointsOf = (events: readonly StreamEvent[], stream: string) =>
+  events.filter((event) => event.stream === stream).map((event) => event.timepoint);
+
 const waitFor = async (condition: () => boolean, limitMs = 15_000) => {
   const started = Date.now();
   while (!condition() && Date.now() - started < limitMs) await new Promise((resolve) => setTimeout(resolve, 25));
@@ -53,25 +58,68 @@ describe('the local register streams', () => {
     await waitFor(() => before.events.length >= 150 && new Set(before.events.map((e) => e.stream)).size >= 5);
     await first.stop();
     const checkpoints = new DynamoStreamCheckpoints(tables.doc, tables.names[registerStreamsTable.id] as string);
-    const companiesCheckpoint = (await checkpoints.read('companies'))?.timepoint;
+    const stored = new Map(
+      await Promise.all(STREAM_NAMES.map(async (stream) => [stream, (await checkpoints.read(stream))?.timepoint] as const)),
+    );
 
     const after = recording();
     const second = await run(after.apply, 0);
-    second.emulator.publish('companies', {
+    const last = second.emulator.publish('companies', {
       resource_kind: 'company-profile',
       resource_uri: '/company/15380840',
       resource_id: '15380840',
       data: { company_status: 'active' },
     });
-    await waitFor(() => after.events.some((event) => event.stream === 'companies'));
+    await waitFor(() => after.events.some((event) => event.stream === 'companies' && event.timepoint === last));
+    await waitFor(() =>
+      STREAM_NAMES.every(
+        (stream) => (second.emulator.latest(stream) ?? 0) <= Math.max(0, ...timepointsOf(after.events, stream), stored.get(stream) ?? 0),
+      ),
+    );
     await second.stop();
 
-    const companies = before.events.filter((event) => event.stream === 'companies').map((event) => event.timepoint);
-    expect(companies).toEqual(Array.from({ length: companies.length }, (_, i) => i + 1));
-    expect(companiesCheckpoint).toBe(companies.at(-1));
-    expect(after.events.map((event) => [event.stream, event.timepoint])).toEqual([['companies', (companiesCheckpoint as number) + 1]]);
-    expect(await checkpoints.lease('companies')).toBeUndefined();
+    for (const stream of STREAM_NAMES) {
+      const checkpoint = stored.get(stream) ?? 0;
+      const firstRun = timepointsOf(before.events, stream);
+      const secondRun = timepointsOf(after.events, stream);
+      // Each stream in order with nothing missed or repeated: the second run starts right after the first's checkpoint.
+      expect(firstRun.at(-1) ?? 0, stream).toBe(checkpoint);
+      expect([...firstRun, ...secondRun], stream).toEqual(Array.from({ length: second.emulator.latest(stream) ?? 0 }, (_, i) => i + 1));
+      expect(await checkpoints.lease(stream)).toBeUndefined();
+    }
   });
+
+  it('starts a consumer again after a storage failure stopped it, from its checkpoint', async () => {
+    const missing = `registerStreams-later-${Date.now()}`;
+    const errors: string[] = [];
+    const recorded = recording();
+    const streams = await startLocalRegisterStreams({
+      doc: tables.doc,
+      registerStreamsTable: missing,
+      apply: recorded.apply,
+      eventsPerSecond: 0,
+      companiesFile: demoDataset.gbFile,
+      log: () => {},
+      logError: (message) => errors.push(message),
+    });
+    try {
+      await waitFor(() => errors.length >= 9);
+      await ensureTable(tables.client, registerStreamsTable, missing);
+      await waitFor(() => STREAM_NAMES.every((stream) => streams.emulator.openConnections(stream) > 0), 20_000);
+      streams.emulator.publish('charges', {
+        resource_kind: 'company-charges',
+        resource_uri: '/company/15380840/charges/c1',
+        resource_id: 'c1',
+        data: { status: 'outstanding' },
+      });
+      await waitFor(() => recorded.events.length > 0);
+    } finally {
+      await streams.stop();
+    }
+
+    expect(errors[0]).toMatch(/stream consumer stopped; starting it again in 5 s/);
+    expect(recorded.events.map((event) => event.resourceId)).toEqual(['c1']);
+  }, 40_000);
 
   it('publishes a few events a second with the demo data, none without, and as the setting says', () => {
     expect(eventsPerSecondFrom({}, true)).toBe(3);
