@@ -271,6 +271,57 @@ describe('applying Streaming API events to the companies Bureau holds', () => {
   });
 });
 
+describe('the same company whichever source told us', () => {
+  it('derives from next month’s events the very profiles next month’s file gives', async () => {
+    // Arrange: one table told by June's file, another by events published as June's file was cut.
+    const june = fileURLToPath(new URL('../../fixtures/register/BasicCompanyData-2024-06-01-part1_1.csv', import.meta.url));
+    await importMay();
+    const byFile = await createTestTables([{ ...companiesTable, stream: undefined }]);
+    const fileStore = new DynamoCompanyStore(byFile.doc, byFile.names.companies as string);
+    await importProfiles((await openImportFile(MAY)).records, fileStore);
+    await importProfiles((await openImportFile(june)).records, fileStore);
+    const at = '2024-06-01T00:00:00';
+
+    // Act
+    await apply('companies', [
+      event(
+        'company-profile',
+        '/company/SC512345',
+        { company_status: 'active', company_status_detail: 'active-proposal-to-strike-off' },
+        at,
+      ),
+      event(
+        'company-profile',
+        '/company/12345678',
+        {
+          registered_office_address: {
+            address_line_1: 'Uned 2, Parc Menter',
+            locality: 'CAERFYRDDIN',
+            country: 'WALES',
+            postal_code: 'SA31 3RB',
+          },
+        },
+        at,
+      ),
+      event(
+        'company-profile',
+        '/company/11111111',
+        { company_name: 'ZEPHYR HOLDINGS LTD', previous_company_names: [{ name: 'BRIGHT IDEAS LTD', ceased_on: '2024-05-20' }] },
+        at,
+      ),
+    ]);
+
+    // Assert
+    for (const number of ['SC512345', '12345678', '11111111']) {
+      const fromEvents = await store.get('GB', number);
+      const fromFile = await fileStore.get('GB', number);
+      const { version: _v1, updatedAt: _u1, ...eventContent } = fromEvents as CompanyProfile;
+      const { version: _v2, updatedAt: _u2, ...fileContent } = fromFile as CompanyProfile;
+      expect(eventContent, number).toEqual(fileContent);
+    }
+  });
+});
+
 describe('never an older fact over a newer one', () => {
   const moved = (publishedAt: string, line: string) =>
     companyEvent(publishedAt, {
