@@ -16,7 +16,7 @@ import {
   type StoredFactsState,
   storedColumns,
 } from '../register/facts-as-of';
-import { registerProfile } from '../register/register-profile';
+import { registerProfile, type StoredFacts } from '../register/register-profile';
 import { RowError } from '../register/snapshot-facts';
 import { VocabularyUpkeep, wordChange } from '../vocabulary-upkeep';
 import { type ChargeChange, type ChargeStatus, type EventFacts, eventFacts, type FilingDelivered } from './event-facts';
@@ -109,7 +109,7 @@ function lateFilingOf(columns: Record<string, string | null>, filing: FilingDeli
 }
 
 /** Each event laid over the stored facts in turn, each group only by a statement at least as new as the stored one. */
-export function foldEvents(stored: StoredItem | undefined, events: readonly EventFacts[]): Folded {
+export function foldEvents(stored: StoredFacts | undefined, events: readonly EventFacts[]): Folded {
   const base = storedColumns(stored);
   let columns: Record<string, string | null> = { ...(base ?? {}) };
   let factsAsOf: Record<string, string> = { ...(stored?.factsAsOf ?? {}) };
