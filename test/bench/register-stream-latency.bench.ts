@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalRuntime } from '../../infra/local/runtime';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { keyOf } from '../../shared/companies/stored-profile';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';
 import { type ReceivedDelivery, startWebhookReceiver } from '../support/webhook-receiver';
@@ -53,13 +55,25 @@ export async function run(context: BenchContext): Promise<void> {
       headers: { ...authorization, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'stream latency', url: `${receiver.url}/stream` }),
     });
-    const delivered = (after: number) => (delivery: ReceivedDelivery) => delivery.path === '/stream' && delivery.receivedAt >= after;
+    // Matched by the version the change wrote, so a late webhook of an earlier round never counts for a later one.
+    const delivered = (version: number) => (delivery: ReceivedDelivery) =>
+      delivery.path === '/stream' && delivery.body.includes(`:v${version}"`);
+    const storedVersion = async () =>
+      (
+        await doc.send(
+          new GetCommand({
+            TableName: runtime.tables.companies,
+            Key: keyOf({ jurisdiction: 'GB', companyNumber: COMPANY }),
+            ConsistentRead: true,
+          }),
+        )
+      ).Item?.version as number;
 
     const direct: number[] = [];
     for (let round = 0; round < Math.min(rounds, 40) + 5; round++) {
       const started = Date.now();
-      await applyDemoChange(store, 'GB', COMPANY, 'risk');
-      const [delivery] = await receiver.waitFor(delivered(started), 1, 30_000);
+      const profile = await applyDemoChange(store, 'GB', COMPANY, 'risk');
+      const [delivery] = await receiver.waitFor(delivered(profile.version), 1, 30_000);
       // The first rounds start the functions' instances: cold starts, not the steady state.
       if (round >= 5) direct.push((delivery as ReceivedDelivery).receivedAt - started);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -67,8 +81,9 @@ export async function run(context: BenchContext): Promise<void> {
 
     const { emulator } = runtime.registerStreams;
     const viaStream: number[] = [];
-    const missed: number[] = [];
+    const missed: string[] = [];
     for (let round = 0; round < rounds + 5; round++) {
+      const next = (await storedVersion()) + 1;
       const started = Date.now();
       emulator.publish('companies', {
         resource_kind: 'company-profile',
@@ -83,9 +98,9 @@ export async function run(context: BenchContext): Promise<void> {
         },
         event: { fields_changed: ['company_status'] },
       });
-      const arrived = await receiver.waitFor(delivered(started), 1, 5_000).catch(() => undefined);
+      const arrived = await receiver.waitFor(delivered(next), 1, 5_000).catch(() => undefined);
       if (!arrived) {
-        missed.push(round);
+        missed.push(`${round} (now v${await storedVersion()})`);
         continue;
       }
       if (round >= 5) viaStream.push((arrived[0] as ReceivedDelivery).receivedAt - started);
