@@ -348,4 +348,19 @@ describe('consumeStream', () => {
     expect(recorded.timepoints()[0]).toBeGreaterThan(20);
     expect((await store.read('companies'))?.timepoint).toBe(recorded.timepoints().at(-1));
   });
+
+  it('after a 416 for a checkpoint past what the register holds (its numbering started again), moves the checkpoint to what it reads now', async () => {
+    emulator = await startRegisterStreamEmulator({ streamKey: KEY, heartbeatMs: 50 });
+    const store = await seedCheckpoint('companies', 500);
+    publishCompanies(3);
+    const recorded = recordingApply();
+    const publisher = setInterval(() => publishCompanies(1), 20);
+
+    await consumeUntil({ apply: recorded.apply }, () => recorded.timepoints().length >= 3);
+    clearInterval(publisher);
+
+    expect(await store.gaps('companies')).toMatchObject([{ from: 501, resumedAt: recorded.timepoints()[0] }]);
+    expect(recorded.timepoints()[0]).toBeLessThan(500);
+    expect((await store.read('companies'))?.timepoint).toBe(recorded.timepoints().at(-1));
+  });
 });

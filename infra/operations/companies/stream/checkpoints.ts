@@ -43,6 +43,15 @@ export class LeaseLostError extends Error {
   }
 }
 
+export interface AdvanceOptions {
+  /**
+   * The register refused the checkpoint as invalid (416) and reading went on from what it publishes
+   * now, which may be numbered lower than the checkpoint (a register that started its numbering
+   * again): the position read since then is written even so.
+   */
+  readonly afterGap?: boolean;
+}
+
 /** Checkpoints, leases and gaps of the register's streams: the consumer's port to its storage. */
 export interface StreamCheckpoints {
   read(stream: StreamName): Promise<StreamCheckpoint | undefined>;
@@ -56,7 +65,7 @@ export interface StreamCheckpoints {
    * Moves the checkpoint forward, only while `owner` holds an unexpired lease and only forward;
    * throws LeaseLostError otherwise, so a consumer that lost its lease never writes a position.
    */
-  advance(stream: StreamName, owner: string, checkpoint: Omit<StreamCheckpoint, 'updatedAt'>): Promise<void>;
+  advance(stream: StreamName, owner: string, checkpoint: Omit<StreamCheckpoint, 'updatedAt'>, options?: AdvanceOptions): Promise<void>;
   recordGap(stream: StreamName, gap: StreamGap): Promise<void>;
   gaps(stream: StreamName): Promise<StreamGap[]>;
   lease(stream: StreamName): Promise<StreamLease | undefined>;
@@ -158,7 +167,12 @@ export class DynamoStreamCheckpoints implements StreamCheckpoints {
     }
   }
 
-  async advance(stream: StreamName, owner: string, checkpoint: Omit<StreamCheckpoint, 'updatedAt'>): Promise<void> {
+  async advance(
+    stream: StreamName,
+    owner: string,
+    checkpoint: Omit<StreamCheckpoint, 'updatedAt'>,
+    options: AdvanceOptions = {},
+  ): Promise<void> {
     const now = this.now();
     try {
       await this.doc.send(
@@ -185,8 +199,12 @@ export class DynamoStreamCheckpoints implements StreamCheckpoints {
                   owner,
                 },
                 // Never backwards: a position once written is never applied again by anyone.
-                ConditionExpression: 'attribute_not_exists(pk) OR timepoint <= :timepoint',
-                ExpressionAttributeValues: { ':timepoint': checkpoint.timepoint },
+                ...(options.afterGap
+                  ? {}
+                  : {
+                      ConditionExpression: 'attribute_not_exists(pk) OR timepoint <= :timepoint',
+                      ExpressionAttributeValues: { ':timepoint': checkpoint.timepoint },
+                    }),
               },
             },
           ],

@@ -143,6 +143,8 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
     let batch: StreamEvent[] = [];
     let batchStartedAt = 0;
     let gapOpen: { from: number | undefined; at: string } | undefined;
+    // Reading went on from "now" after a 416: the next checkpoint may be lower than the one refused.
+    let resumedAfterGap = false;
 
     const applyBatch = async (final: boolean): Promise<void> => {
       if (batch.length === 0) return;
@@ -173,9 +175,14 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
       events += toApply.length;
       batches += 1;
       const last = toApply.reduce((a, b) => (b.timepoint > a.timepoint ? b : a));
-      if (checkpoint === undefined || last.timepoint > checkpoint) {
+      if (checkpoint === undefined || last.timepoint > checkpoint || resumedAfterGap) {
         try {
-          await checkpoints.advance(stream, owner, { timepoint: last.timepoint, publishedAt: last.publishedAt });
+          await checkpoints.advance(
+            stream,
+            owner,
+            { timepoint: last.timepoint, publishedAt: last.publishedAt },
+            resumedAfterGap ? { afterGap: true } : {},
+          );
         } catch (error) {
           if (error instanceof LeaseLostError) {
             leaseHeld = false;
@@ -185,6 +192,7 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
           throw error;
         }
         checkpoint = last.timepoint;
+        resumedAfterGap = false;
       }
       const published = publishedAtMillis(toApply[toApply.length - 1]?.publishedAt ?? '');
       if (published !== undefined) metrics?.lag?.(stream, Math.max(0, now() - published));
@@ -283,6 +291,7 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
         if (from !== undefined) await checkpoints.recordGap(stream, { from, at });
         gapOpen = { from, at };
         taken = undefined;
+        resumedAfterGap = true;
       } finally {
         await items.return?.(undefined).catch(() => undefined);
       }
