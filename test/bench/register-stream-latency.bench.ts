@@ -5,6 +5,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalRuntime } from '../../infra/local/runtime';
 import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { requestToken } from '../../packages/client/src/index';
 import { keyOf } from '../../shared/companies/stored-profile';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';
@@ -38,16 +39,11 @@ export async function run(context: BenchContext): Promise<void> {
     const doc = createDocumentClient(createDynamoClient(runtime.env));
     const store = new DynamoCompanyStore(doc, runtime.tables.companies as string);
     await store.save(profileContent({ companyNumber: COMPANY, name: 'CPA GATES LTD' }));
-    const tokenResponse = await fetch(`${runtime.baseUrl}/v1/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: runtime.demoClient.clientId,
-        client_secret: runtime.demoClient.clientSecret,
-      }),
+    const { accessToken: token } = await requestToken({
+      baseUrl: runtime.baseUrl,
+      clientId: runtime.demoClient.clientId,
+      clientSecret: runtime.demoClient.clientSecret,
     });
-    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
     const authorization = { authorization: `Bearer ${token}` };
     await fetch(`${runtime.baseUrl}/v1/profile/${COMPANY}?jurisdiction=GB`, { headers: authorization });
     await fetch(`${runtime.baseUrl}/v1/webhooks`, {

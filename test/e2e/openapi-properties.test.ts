@@ -63,15 +63,7 @@ async function fixture(): Promise<Fixture> {
   return { token, webhookId, deliveryId };
 }
 
-function resolve(value: Json): Json {
-  let current = value;
-  while (typeof current.$ref === 'string') {
-    let target: unknown = document;
-    for (const segment of current.$ref.slice(2).split('/')) target = (target as Json)[segment.replaceAll('~1', '/')];
-    current = target as Json;
-  }
-  return current;
-}
+const resolve = (value: Json): Json => contract.dereference(value);
 
 /** Text a hostile or careless client sends: empty, huge, control characters, other scripts, lone surrogates, injections. */
 const hostileText = fc.oneof(

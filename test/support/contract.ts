@@ -61,8 +61,8 @@ export class ApiContract {
         if (header.required) problems.push(`required header ${name} is missing`);
         continue;
       }
-      const validate = this.validator(`${headerPointer}/schema`);
-      if (!validate(value)) problems.push(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors)}`);
+      const breach = this.breach(`${headerPointer}/schema`, value);
+      if (breach) problems.push(`header ${name}: ${JSON.stringify(value)} ${breach}`);
     }
     return problems;
   }
@@ -80,8 +80,8 @@ export class ApiContract {
     } catch {
       return [`the body is not JSON: ${body.toString('utf8').slice(0, 200)}`];
     }
-    const validate = this.validator(`${pointer}/content/${token(mediaType)}/schema`);
-    return validate(parsed) ? [] : [`body ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}`];
+    const breach = this.breach(`${pointer}/content/${token(mediaType)}/schema`, parsed, 'body');
+    return breach ? [`body ${breach}`] : [];
   }
 
   private checkRequest(pathItem: Json, operation: Json, path: string, pointer: string, exchange: HttpExchange): string[] {
@@ -103,26 +103,34 @@ export class ApiContract {
       }
       const schema = parameter.schema as Json;
       const typed = schema.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
-      const validate = this.validator(`${parameterPointer}/schema`);
-      if (!validate(typed))
-        problems.push(
-          `request: query ${parameter.name}=${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors)}, yet the answer was ${exchange.status}`,
-        );
+      const breach = this.breach(`${parameterPointer}/schema`, typed);
+      if (breach)
+        problems.push(`request: query ${parameter.name}=${JSON.stringify(value)} ${breach}, yet the answer was ${exchange.status}`);
     }
     const requestBody = operation.requestBody as Json | undefined;
     const mediaType = (exchange.requestHeaders['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (requestBody && mediaType === 'application/json') {
-      const validate = this.validator(`${pointer}/requestBody/content/application~1json/schema`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(exchange.requestBody.toString('utf8'));
       } catch {
         return [...problems, `request: the body is not JSON, yet the answer was ${exchange.status}`];
       }
-      if (!validate(parsed))
-        problems.push(`request: body ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}, yet the answer was ${exchange.status}`);
+      const breach = this.breach(`${pointer}/requestBody/content/application~1json/schema`, parsed, 'body');
+      if (breach) problems.push(`request: body ${breach}, yet the answer was ${exchange.status}`);
     }
     return problems;
+  }
+
+  /** The object behind a $ref, followed to the end (or the object itself). */
+  dereference(object: Json): Json {
+    return this.resolve(object, '#')[0];
+  }
+
+  /** Why the value breaks the schema at this JSON Pointer of the document (`#/components/…`), or undefined when it conforms. */
+  breach(schemaPointer: string, value: unknown, dataVar = 'data'): string | undefined {
+    const validate = this.validator(schemaPointer);
+    return validate(value) ? undefined : this.ajv.errorsText(validate.errors, { dataVar });
   }
 
   /** The object behind a $ref (or the object itself), with the pointer it lives at. */
