@@ -1,9 +1,12 @@
+import { BLOCK_NAMES } from '../companies/profile';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../companies/request-params';
 import { MAX_REQUEST_BODY_BYTES } from '../http/body-limit';
+import { MAX_CURSOR_LENGTH } from '../paging/cursor';
 import { MANUAL_SENDS_PER_MINUTE } from '../webhooks/deliveries';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../webhooks/subscription';
-import { MAX_FILTERED_COMPANIES } from '../webhooks/subscription-filters';
+import { MAX_FILTERED_COMPANIES, PROFILE_EVENT_TYPES } from '../webhooks/subscription-filters';
 import * as examples from './examples';
-import { PAGE_LIMITS, ref, type Schema } from './schemas';
+import { ref, type Schema } from './schemas';
 
 type Operation = Record<string, unknown>;
 type Responses = Record<string, unknown>;
@@ -34,6 +37,9 @@ const protectedResponses: Responses = {
   '503': response('ServiceUnavailable'),
 };
 const bodyResponses: Responses = { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') };
+
+/** GB or IE in any letter case, as the API reads a jurisdiction parameter. */
+const jurisdictionInAnyCase: Schema = { type: 'string', pattern: '^([Gg][Bb]|[Ii][Ee])$' };
 
 const listingParameters = [parameter('limit'), parameter('cursor')];
 const webhookId = parameter('webhookId');
@@ -187,7 +193,7 @@ export function paths(): Record<string, Record<string, unknown>> {
             required: false,
             description:
               'GB or IE, any letter case. May be left out only when the number can belong to one register alone (a letter prefix or 8 digits is GB).',
-            schema: { type: 'string', pattern: '^([Gg][Bb]|[Ii][Ee])$' },
+            schema: jurisdictionInAnyCase,
           },
           parameter('ifNoneMatch'),
         ],
@@ -235,17 +241,17 @@ export function paths(): Record<string, Record<string, unknown>> {
           {
             name: 'type',
             in: 'query',
-            schema: { type: 'string', enum: ['profile.changed', 'profile.early_signal.detected', 'profile.early_signal.updated'] },
+            schema: { type: 'string', enum: [...PROFILE_EVENT_TYPES] },
           },
           {
             name: 'block',
             in: 'query',
             schema: {
               type: 'string',
-              enum: ['overview', 'tradingStatus', 'filingBehaviour', 'riskOfFailure', 'creditCapacity', 'earlySignals'],
+              enum: [...BLOCK_NAMES],
             },
           },
-          { name: 'jurisdiction', in: 'query', schema: { type: 'string', pattern: '^([Gg][Bb]|[Ii][Ee])$' } },
+          { name: 'jurisdiction', in: 'query', schema: jurisdictionInAnyCase },
           {
             name: 'companyNumber',
             in: 'query',
@@ -473,21 +479,21 @@ export function componentParameters(): Record<string, unknown> {
     limit: {
       name: 'limit',
       in: 'query',
-      description: `Items on a page, 1–${PAGE_LIMITS.max}.`,
-      schema: { type: 'integer', minimum: 1, maximum: PAGE_LIMITS.max, default: PAGE_LIMITS.default },
+      description: `Items on a page, 1–${MAX_PAGE_LIMIT}.`,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT },
     },
     cursor: {
       name: 'cursor',
       in: 'query',
       description: 'The `nextCursor` of the previous page, unchanged.',
-      schema: { type: 'string', maxLength: 4096 },
+      schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH },
     },
     jurisdictionRequired: {
       name: 'jurisdiction',
       in: 'query',
       required: true,
       description: 'GB or IE, any letter case.',
-      schema: { type: 'string', pattern: '^([Gg][Bb]|[Ii][Ee])$' },
+      schema: jurisdictionInAnyCase,
       example: 'GB',
     },
     webhookId: {

@@ -1,6 +1,5 @@
 import { TOKEN_LIFETIME_SECONDS } from '../auth/token-policy';
 import { BLOCK_NAMES, JURISDICTIONS } from '../companies/profile';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../companies/request-params';
 import profileSchema from '../companies/schema/profile.v1.schema.json' with { type: 'json' };
 import { MAX_URL_LENGTH } from '../webhooks/endpoint-url';
 import { TEST_EVENT_TYPE } from '../webhooks/events';
@@ -394,5 +393,3 @@ export function componentSchemas(): Record<string, Schema> {
     },
   };
 }
-
-export const PAGE_LIMITS = { default: DEFAULT_PAGE_LIMIT, max: MAX_PAGE_LIMIT } as const;

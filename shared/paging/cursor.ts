@@ -11,7 +11,7 @@ export class MalformedCursorError extends Error {
 }
 
 /** Longer than any position a listing writes; refuses junk before any decoding. */
-const MAX_CURSOR_LENGTH = 4096;
+export const MAX_CURSOR_LENGTH = 4096;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 export function encodeCursor(position: Readonly<Record<string, unknown>>): string {
