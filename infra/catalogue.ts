@@ -145,11 +145,6 @@ export interface FunctionSpec {
   readonly webhookSecrets?: WebhookSecretsAccess;
   readonly memoryMb?: number;
   readonly timeoutSeconds?: number;
-  /**
-   * Instances that may run at once, reserved on AWS and enforced locally; beyond them invocations are
-   * throttled. Unset: AWS scales with the account's concurrency, locally LOCAL_CONCURRENCY applies.
-   */
-  readonly reservedConcurrency?: number;
   /** Objects of the register uploads bucket the code reads and writes, as key patterns: GetObject and PutObject on those only. */
   readonly uploads?: UploadsGrant;
   /** /tmp in MB, beyond Lambda's 512: room for a file the code must hold whole on disk. */
@@ -202,8 +197,11 @@ export const functions: readonly FunctionSpec[] = [
     tables: [{ table: clientsTable, access: { actions: ['PutItem'] }, writeKeyPrefixes: [SIGNING_KEYS_PK] }],
     signingKey: 'rotate',
     timeoutSeconds: 30,
-    // Never starved by a burst of traffic elsewhere in the account: a rotation that cannot run leaves the key unrotated.
-    reservedConcurrency: 1,
+    // No reserved concurrency, here or on any function: Lambda refuses a reservation that leaves the account fewer
+    // than 100 unreserved executions, so it fails the first deploy into a new account (quotas of 10 to 50). None is
+    // needed: Secrets Manager invokes the rotation's steps one after another and refuses to start another rotation of
+    // the secret while one is under way (AWSPENDING on a version other than AWSCURRENT), and a throttled step is
+    // retried with the whole rotation; the function's Throttles and Errors alarms say when that happens.
   },
   {
     id: 'apiDocument',

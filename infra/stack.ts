@@ -117,7 +117,6 @@ export class BureauStack extends Stack {
         projectRoot: repositoryRoot,
         memorySize: spec.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
         timeout: Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
-        reservedConcurrentExecutions: spec.reservedConcurrency,
         ...(spec.fixedEgress && this.deliveryEgress ? { vpc: this.deliveryEgress.vpc } : {}),
         ...(settings.functionLogRetentionDays ? { logRetention: settings.functionLogRetentionDays as RetentionDays } : {}),
         environment: {

@@ -22,7 +22,6 @@ export interface BureauFunctionProps {
   readonly serviceName?: string;
   readonly memorySize?: number;
   readonly timeout?: Duration;
-  readonly reservedConcurrentExecutions?: number;
   readonly environment?: Readonly<Record<string, string>>;
   readonly logRetention?: RetentionDays;
   /** Runs in the VPC's private subnets, reaching the internet through its NAT gateways. */
@@ -67,7 +66,6 @@ export class BureauFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       ...(props.ephemeralStorageSize ? { ephemeralStorageSize: props.ephemeralStorageSize } : {}),
       ...(props.vpc ? { vpc: props.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS } } : {}),
       role,

@@ -9,8 +9,8 @@ import type { LocalFunctionIdentity } from './lambda-context';
 export const LOCAL_ACCOUNT_ID = '000000000000';
 
 /**
- * Instances one local function may run at once unless its spec reserves a number: on AWS a function
- * scales with the account's concurrency; one machine gets a small fixed pool instead.
+ * Instances one local function of the catalogue may run at once: on AWS a function scales with the
+ * account's concurrency; one machine gets a small fixed pool instead.
  */
 export const LOCAL_CONCURRENCY = 10;
 
@@ -231,6 +231,5 @@ export function localFunctionFromSpec(
     memoryMb: spec.memoryMb,
     region: options.region,
     environment: options.environment,
-    concurrency: spec.reservedConcurrency,
   });
 }
