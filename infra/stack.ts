@@ -5,6 +5,7 @@ import { Certificate, type ICertificate } from 'aws-cdk-lib/aws-certificatemanag
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { companiesTable } from '../shared/storage/tables';
 import { DEFAULT_DELIVERY_PORTS, DELIVERY_PORTS_VARIABLE } from '../shared/webhooks/endpoint-url';
 import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec, registerImportFunctions } from './catalogue';
 import { Alarms } from './constructs/alarms';
@@ -29,6 +30,10 @@ export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
 
 /** Ready messages that, left waiting 15 minutes, mean the consumers are failing: a fan-out step fans 1,000 deliveries out. */
 const BACKLOG_ALARM: Readonly<Record<string, number>> = { fanout: 100, deliveries: 5_000 };
+
+/** A first load of the register writes faster than a new on-demand table serves, and DynamoDB's retries absorb it. */
+const REGISTER_LOAD_THROTTLES =
+  'a first register load throttles it on purpose for its 3 to 4 hours: docs/deploy.md, "Loading the register"';
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -78,7 +83,7 @@ export class BureauStack extends Stack {
       ...(settings.apiThrottle ?? {}),
       ...(settings.accessLogRetentionDays ? { logRetention: settings.accessLogRetentionDays as RetentionDays } : {}),
     });
-    const alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail ?? undefined });
+    const alarms = new Alarms(this, 'Alarms', { emails: settings.alarmEmail ? [settings.alarmEmail] : [] });
     this.alarms = alarms;
     const eventSources = new EventSources(this, 'EventSources', { tables: this.tables, queues: this.queues, alarms });
     this.frontDoor = new FrontDoor(this, 'FrontDoor', {
@@ -152,6 +157,7 @@ export class BureauStack extends Stack {
     this.signingKey.fenceOff(settings.signingKeyAdministrators ?? []);
     alarms.watchApi(this.api.stage);
     alarms.watchDeliverySuccess();
+    alarms.watchAccountConcurrency();
 
     // The origin the browser sees: sign-in checks requests against it, passkeys are scoped to it.
     built.get('workspace')?.addEnvironment('WORKSPACE_ORIGIN', this.frontDoor.origin);
@@ -172,6 +178,7 @@ export class BureauStack extends Stack {
         value: table.tableName,
         description: `The ${table.definition.id} table`,
       });
+      alarms.watchTable(table, table.definition.id === companiesTable.id ? { throttledOnPurpose: REGISTER_LOAD_THROTTLES } : {});
     }
     for (const queue of this.queues.all) {
       new CfnOutput(this, outputIds.queueUrl(queue.definition.id), {
@@ -189,6 +196,7 @@ export class BureauStack extends Stack {
         BACKLOG_ALARM[queue.definition.id] ?? 1_000,
         `${queue.definition.id} messages`,
       );
+      alarms.watchQueueAges(queue.definition, queue.queue, queue.deadLetterQueue);
     }
     this.registerImport = new RegisterImport(this, 'RegisterImport', {
       specs: registerImportFunctions,

@@ -2,6 +2,7 @@ import { Aws, Duration } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
+  AnomalyDetectionAlarm,
   type CfnAlarm,
   ComparisonOperator,
   type IMetric,
@@ -10,6 +11,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -20,10 +22,18 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { BusinessMetric, METRICS_NAMESPACE, STREAM_DIMENSION } from '../../shared/observability/metrics';
 import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
+import { deliveriesQueue, type QueueDefinition, streamFailuresQueue } from '../../shared/queues/queues';
+import { MAX_RETRY_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
 
 export interface AlarmsProps {
-  /** Subscribed to the alarm topic when given. */
-  readonly email?: string;
+  /** Each subscribed to the alarm topic (AWS asks each address to confirm once). */
+  readonly emails?: readonly string[];
+  /**
+   * SNS topics of the operator's own (a pager's, an AWS Chatbot channel's) that every alarm also
+   * notifies, as alarm and OK action alike; each must be in this stack's region, since an alarm
+   * notifies topics of its own region only.
+   */
+  readonly topicArns?: readonly string[];
 }
 
 const period = Duration.minutes(5);
@@ -64,19 +74,69 @@ interface AlarmRule {
   readonly description: string;
 }
 
-/**
- * Operator alarms, each with an alarm and an OK action to one encrypted SNS topic, so a notification
- * always says when the trouble is over. Thresholds follow one rule: fire on what needs a person,
- * at once where the event should never happen (a 5xx, a dead letter), after a sustained breach
- * where a blip is normal (latency, throttles, a backlog, failing deliveries).
- */
 /** Six hours: time to fix a replayer that keeps failing before the stream's 24 hours run out. */
 const STREAM_REPLAY_ALARM_SECONDS = 6 * 3600;
 
+/** Throttled requests per 5 minutes on one table, every 5 minutes for 15, before a person is needed. */
+export const TABLE_THROTTLES_ALARM = 50;
+/** DynamoDB internal errors per 5 minutes on one table. */
+export const TABLE_SYSTEM_ERRORS_ALARM = 5;
+/** Throttling starts at 100 %: 80 leaves the time to ask for a higher quota, which AWS grants in hours to days. */
+export const ACCOUNT_CONCURRENCY_ALARM_PERCENT = 80;
+/** The 5xx share CloudFront may show before a person looks, and the requests per 5 minutes it is judged over. */
+export const DISTRIBUTION_5XX_ALARM_PERCENT = 5;
+export const DISTRIBUTION_MIN_REQUESTS = 100;
+/** Blocked requests per 5 minutes below which no spike is news: one request a second, what a single scanner makes. */
+export const FIREWALL_BLOCKED_FLOOR = 300;
+/** Wide, so that a busy evening is inside the band and only a step change breaks it. */
+const FIREWALL_BAND_STD_DEVS = 4;
+
+/**
+ * How long a parked message may wait: SQS drops it 14 days after it was first sent, and a delivery
+ * may have spent up to six of those on its queue before it was parked, so this still leaves days.
+ */
+export const DEAD_LETTER_AGE_ALARM = Duration.days(3);
+
+/**
+ * How old a work queue's oldest message may grow before nothing is taking it; none where another
+ * alarm watches the age already (the stream failure pointers: StreamFailuresOldest, bound by the
+ * stream's 24 hours).
+ */
+export function workQueueMaxAge(definition: QueueDefinition): Duration | undefined {
+  if (definition.id === streamFailuresQueue.id) return undefined;
+  // The sender keeps a retry on the queue, hidden until it is due, so a delivery's normal age is its
+  // whole schedule: at worst every delay stretched to the 12-hour cap by a receiver's Retry-After.
+  if (definition.id === deliveriesQueue.id) return Duration.seconds(RETRY_DELAYS_SECONDS.length * MAX_RETRY_DELAY_SECONDS + 12 * 3600);
+  // Any other queue retries by its visibility timeout alone, and parks a message after its last receive.
+  return Duration.seconds(2 * definition.deadLetter.maxReceiveCount * definition.visibilityTimeoutSeconds);
+}
+
+export interface TableAlarmOptions {
+  /** When the table is throttled by design, said in the alarm's description so the reader knows. */
+  readonly throttledOnPurpose?: string;
+}
+
+export interface MessageAgeRule {
+  /** Older than this, the message needs a person. */
+  readonly maxAge: Duration;
+  /** The queue's retention: when SQS deletes the message. */
+  readonly retention: Duration;
+  /** Reads "A fan-out step", "A delivery". */
+  readonly what: string;
+  readonly deadLetter?: boolean;
+}
+
+/**
+ * Operator alarms, each with an alarm and an OK action to one encrypted SNS topic and to each of the
+ * operator's own topics, so a notification always says when the trouble is over. Thresholds follow
+ * one rule: fire on what needs a person, at once where the event should never happen (a 5xx, a dead
+ * letter), after a sustained breach where a blip is normal (latency, throttles, a backlog, failing
+ * deliveries). Each description names its entry in docs/operations.md, "Alarms".
+ */
 export class Alarms extends Construct {
   readonly topic: Topic;
   readonly all: Alarm[] = [];
-  private readonly action: SnsAction;
+  private readonly actions: SnsAction[];
 
   constructor(scope: Construct, id: string, props: AlarmsProps = {}) {
     super(scope, id);
@@ -91,8 +151,11 @@ export class Alarms extends Construct {
       }),
     );
     this.topic = new Topic(this, 'Topic', { displayName: 'Bureau alarms', masterKey: key, enforceSSL: true });
-    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
-    this.action = new SnsAction(this.topic);
+    for (const email of props.emails ?? []) this.topic.addSubscription(new EmailSubscription(email));
+    this.actions = [
+      new SnsAction(this.topic),
+      ...(props.topicArns ?? []).map((arn, index) => new SnsAction(Topic.fromTopicArn(this, `OperatorTopic${index}`, arn))),
+    ];
   }
 
   watchFunction(fn: IFunction, timeout: Duration): void {
@@ -288,18 +351,178 @@ export class Alarms extends Construct {
     return rate;
   }
 
-  private add(id: string, metric: IMetric, rule: AlarmRule): void {
-    const alarm = new Alarm(this, id, {
-      metric,
-      threshold: rule.threshold,
-      evaluationPeriods: rule.evaluationPeriods ?? 1,
-      datapointsToAlarm: rule.datapointsToAlarm ?? rule.evaluationPeriods ?? 1,
-      comparisonOperator: rule.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: rule.missingData ?? TreatMissingData.NOT_BREACHING,
-      alarmDescription: rule.description,
+  /**
+   * A table's throttled requests and DynamoDB's own errors, over every operation. Each is one Metrics
+   * Insights query (the operations are a dimension of both metrics, and SystemErrors has no
+   * per-table total): a math expression summing the operations one by one would pass CloudWatch's
+   * 10 metrics an alarm may use, and miss an operation the code starts calling later.
+   * ThrottledRequests rather than Read/WriteThrottleEvents because it counts the requests that
+   * failed, a write held back by an index's capacity included, where the events count per index.
+   */
+  watchTable(table: ITable, options: TableAlarmOptions = {}): void {
+    const name = table.node.id;
+    const insights = (metricName: string) =>
+      new MathExpression({
+        expression: `SELECT SUM(${metricName}) FROM SCHEMA("AWS/DynamoDB", Operation, TableName) WHERE TableName = '${table.tableName}'`,
+        period,
+        label: `${name} ${metricName}`,
+      });
+    // The SDK retries a throttled request, so a few cost latency only; throttling for 15 minutes is
+    // a hot key or the on-demand ceiling, and requests are failing after their retries.
+    this.add(`${name}TableThrottles`, insights('ThrottledRequests'), {
+      threshold: TABLE_THROTTLES_ALARM,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      description: `The ${name} table throttled ${TABLE_THROTTLES_ALARM} or more requests in each 5 minutes for 15 minutes${options.throttledOnPurpose ? ` (${options.throttledOnPurpose})` : ''}: see docs/operations.md, "Alarms"`,
     });
-    alarm.addAlarmAction(this.action);
-    alarm.addOkAction(this.action);
+    // A 500 from DynamoDB is retried too, and one now and then is normal; a run of them is an AWS event.
+    this.add(`${name}TableSystemErrors`, insights('SystemErrors'), {
+      threshold: TABLE_SYSTEM_ERRORS_ALARM,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `DynamoDB answered ${TABLE_SYSTEM_ERRORS_ALARM} or more requests to the ${name} table with an internal error in two of three 5-minute periods: see docs/operations.md, "Alarms"`,
+    });
+  }
+
+  /**
+   * The account's concurrent Lambda executions against its quota (AWS/Usage, the only namespace
+   * SERVICE_QUOTA reads): every function of the account shares it, and at 100 % all are throttled,
+   * the API's included. A new account's quota can be as low as 10.
+   */
+  watchAccountConcurrency(): void {
+    const used = new Metric({
+      namespace: 'AWS/Usage',
+      metricName: 'ResourceCount',
+      dimensionsMap: { Service: 'Lambda', Resource: 'ConcurrentExecutions', Type: 'Resource', Class: 'None' },
+      statistic: 'Maximum',
+      period,
+    });
+    this.add(
+      'AccountConcurrency',
+      new MathExpression({
+        expression: '100 * used / SERVICE_QUOTA(used)',
+        usingMetrics: { used },
+        period,
+        label: 'Lambda concurrency (% of the account quota)',
+      }),
+      {
+        threshold: ACCOUNT_CONCURRENCY_ALARM_PERCENT,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        description: `The account's Lambda concurrency has peaked at ${ACCOUNT_CONCURRENCY_ALARM_PERCENT} % of its quota or more in every 5 minutes for 15 minutes; at 100 % every function is throttled: see docs/operations.md, "Alarms"`,
+      },
+    );
+  }
+
+  /**
+   * The age of the oldest message of a queue. On a work queue, past the longest its retries can keep
+   * a message there: nothing is taking it. On a dead-letter queue, long before SQS drops what is
+   * parked: a standard queue's message expires counted from when it was first sent, while the
+   * dead-letter queue's age counts from when it was parked.
+   */
+  watchMessageAge(id: string, queue: IQueue, rule: MessageAgeRule): void {
+    const days = (duration: Duration) => `${+(duration.toHours() / 24).toFixed(1)} days`;
+    const age = rule.maxAge.toHours() >= 48 ? days(rule.maxAge) : `${rule.maxAge.toMinutes()} minutes`;
+    this.add(`${id}Oldest`, queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }), {
+      threshold: rule.maxAge.toSeconds(),
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      description: rule.deadLetter
+        ? `${rule.what} has been parked for more than ${age}; SQS deletes it ${days(rule.retention)} after it was first sent, not after it was parked: see docs/operations.md, "Alarms"`
+        : `${rule.what} has waited more than ${age}, longer than its retries keep one, so nothing is taking it; SQS deletes it ${days(rule.retention)} after it was sent: see docs/operations.md, "Alarms"`,
+    });
+  }
+
+  /** The ages of one queue definition's messages: on its queue, and parked in its dead-letter queue. */
+  watchQueueAges(definition: QueueDefinition, queue: IQueue, deadLetterQueue: IQueue): void {
+    const what = `A ${definition.id} message`;
+    const maxAge = workQueueMaxAge(definition);
+    if (maxAge)
+      this.watchMessageAge(`${definition.id}Queue`, queue, { maxAge, what, retention: Duration.seconds(definition.retentionSeconds) });
+    this.watchMessageAge(`${definition.id}QueueDeadLetter`, deadLetterQueue, {
+      maxAge: DEAD_LETTER_AGE_ALARM,
+      what,
+      retention: Duration.seconds(definition.deadLetter.retentionSeconds),
+      deadLetter: true,
+    });
+  }
+
+  /**
+   * CloudFront's 5xx share of requests (its own errors and the API's, as viewers saw them), in
+   * us-east-1 where CloudFront publishes it. Judged only over enough requests: with fewer than
+   * DISTRIBUTION_MIN_REQUESTS in 5 minutes, a handful of failures would already be a few percent.
+   */
+  watchDistribution(distributionId: string): void {
+    const dimensionsMap = { DistributionId: distributionId, Region: 'Global' };
+    this.add(
+      'Distribution5xxRate',
+      new MathExpression({
+        expression: `IF(requests >= ${DISTRIBUTION_MIN_REQUESTS}, errorRate, 0)`,
+        usingMetrics: {
+          requests: new Metric({ namespace: 'AWS/CloudFront', metricName: 'Requests', dimensionsMap, statistic: 'Sum', period }),
+          errorRate: new Metric({ namespace: 'AWS/CloudFront', metricName: '5xxErrorRate', dimensionsMap, statistic: 'Average', period }),
+        },
+        period,
+        label: 'CloudFront 5xx (% of requests)',
+      }),
+      {
+        threshold: DISTRIBUTION_5XX_ALARM_PERCENT,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        description: `More than ${DISTRIBUTION_5XX_ALARM_PERCENT} % of CloudFront's answers were 5xx for 15 minutes (with ${DISTRIBUTION_MIN_REQUESTS} or more requests in each 5): see docs/operations.md, "Alarms"`,
+      },
+    );
+  }
+
+  /**
+   * Requests the web ACL blocked, all rules together, well above what it usually blocks: an attack
+   * being held off, or, as likely, a client of ours blocked by a rule. An anomaly band, because what
+   * is usual differs between stages and hours; over a floor, because on a quiet stage the band
+   * hugs zero and a single scanner would break it.
+   */
+  watchFirewall(webAclName: string): void {
+    const blocked = new Metric({
+      namespace: 'AWS/WAFV2',
+      metricName: 'BlockedRequests',
+      dimensionsMap: { WebACL: webAclName, Rule: 'ALL' },
+      statistic: 'Sum',
+      period,
+    });
+    this.notify(
+      new AnomalyDetectionAlarm(this, 'FirewallBlockedSpike', {
+        metric: new MathExpression({
+          expression: `IF(blocked >= ${FIREWALL_BLOCKED_FLOOR}, blocked, 0)`,
+          usingMetrics: { blocked },
+          period,
+          label: 'Blocked requests over the floor',
+        }),
+        stdDevs: FIREWALL_BAND_STD_DEVS,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_UPPER_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: `AWS WAF blocked ${FIREWALL_BLOCKED_FLOOR} or more requests in 5 minutes, above its usual band, in two of three 5-minute periods: see docs/operations.md, "Alarms"`,
+      }),
+    );
+  }
+
+  private add(id: string, metric: IMetric, rule: AlarmRule): void {
+    this.notify(
+      new Alarm(this, id, {
+        metric,
+        threshold: rule.threshold,
+        evaluationPeriods: rule.evaluationPeriods ?? 1,
+        datapointsToAlarm: rule.datapointsToAlarm ?? rule.evaluationPeriods ?? 1,
+        comparisonOperator: rule.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: rule.missingData ?? TreatMissingData.NOT_BREACHING,
+        alarmDescription: rule.description,
+      }),
+    );
+  }
+
+  private notify(alarm: Alarm): void {
+    alarm.addAlarmAction(...this.actions);
+    alarm.addOkAction(...this.actions);
     this.all.push(alarm);
   }
 }
