@@ -2,6 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeySetVault } from '../../shared/auth/signing-keys';
 import type { SecretSealer } from '../../shared/crypto/secret-sealer';
+import type { PreflightDependencies } from './commands/preflight';
 import type { MetricSender } from './redrive-metric';
 import type { RegisterImportTarget } from './register-import-run';
 
@@ -72,4 +73,6 @@ export interface CliContext {
   target(): Promise<Target>;
   /** How webhook endpoint host names are resolved; the system resolver unless a test gives its own. */
   readonly resolveHost?: (hostname: string) => Promise<string[]>;
+  /** The AWS clients and stages `bureau preflight` reads; the SDK's and infra/stages.json unless a test gives its own. */
+  readonly preflight?: PreflightDependencies;
 }

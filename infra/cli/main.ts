@@ -11,6 +11,7 @@ import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
 import { registerDrillCommand } from './commands/drill';
 import { registerKeyCommands } from './commands/keys';
+import { type PreflightDependencies, registerPreflightCommand } from './commands/preflight';
 import { registerDeliveryCommands, registerWebhookCommands } from './commands/webhooks';
 import { registerWorkspaceCommands } from './commands/workspace';
 import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
@@ -24,6 +25,8 @@ export interface CliDependencies {
   readonly env: NodeJS.ProcessEnv;
   /** Resolves webhook endpoint host names; tests give their own. */
   readonly resolveHost: (hostname: string) => Promise<string[]>;
+  /** What `bureau preflight` calls AWS with and reads the stages from; tests give their own. */
+  readonly preflight: PreflightDependencies;
 }
 
 export const processIo: CliIo = {
@@ -67,6 +70,7 @@ Examples:
   registerDeliveryCommands(program, context);
   registerWorkspaceCommands(program, context);
   registerDrillCommand(program, context);
+  registerPreflightCommand(program, context);
   return program;
 }
 
@@ -115,6 +119,7 @@ export async function run(argv: readonly string[], dependencies: Partial<CliDepe
     io,
     env,
     ...(dependencies.resolveHost ? { resolveHost: dependencies.resolveHost } : {}),
+    ...(dependencies.preflight ? { preflight: dependencies.preflight } : {}),
     target: () => {
       opened ??= open((program?.opts() ?? {}) as TargetOptions);
       return opened;
