@@ -16,6 +16,7 @@ import { DeliveryEgress } from './constructs/delivery-egress';
 import { EventSources } from './constructs/event-sources';
 import { FrontDoor } from './constructs/front-door';
 import { outputIds } from './constructs/outputs';
+import { PrivateOrigin } from './constructs/private-origin';
 import { BureauQueues } from './constructs/queues';
 import { RegisterDownload } from './constructs/register-download';
 import { RegisterImport } from './constructs/register-import';
@@ -79,15 +80,22 @@ export class BureauStack extends Stack {
     this.signingKey = new SigningKey(this, 'SigningKey', {
       ...(settings.signingKeyRotationDays ? { rotateEvery: Duration.days(settings.signingKeyRotationDays) } : {}),
     });
+    // A domain in Route 53 gives CloudFront a private name for the API, so its execute-api address can close.
+    const privateName =
+      settings.edge?.domainName && settings.edge.hostedZone
+        ? { domainName: settings.edge.domainName, hostedZone: settings.edge.hostedZone }
+        : undefined;
     this.api = new BureauApi(this, 'Api', {
       ...(settings.apiThrottle ?? {}),
       ...(settings.accessLogRetentionDays ? { logRetention: settings.accessLogRetentionDays as RetentionDays } : {}),
+      closeExecuteApiEndpoint: privateName !== undefined,
     });
+    const privateOrigin = privateName && new PrivateOrigin(this, 'PrivateOrigin', { api: this.api, ...privateName });
     const alarms = new Alarms(this, 'Alarms', { emails: settings.alarmEmail ? [settings.alarmEmail] : [] });
     this.alarms = alarms;
     const eventSources = new EventSources(this, 'EventSources', { tables: this.tables, queues: this.queues, alarms });
     this.frontDoor = new FrontDoor(this, 'FrontDoor', {
-      apiEndpoint: this.api.url,
+      api: privateOrigin ? { privateDomainName: privateOrigin.domainName } : { endpoint: this.api.url },
       repositoryRoot,
       webAclArn: props.edge.webAclArn,
       originSecretRevision: settings.edge?.originSecretRevision ?? 1,
@@ -102,6 +110,8 @@ export class BureauStack extends Stack {
           }
         : {}),
     });
+    // CloudFront moves to the private name only once the name answers: mapped to the API and in DNS.
+    if (privateOrigin) this.frontDoor.distribution.node.addDependency(privateOrigin);
 
     if (settings.egress?.fixedAddresses) {
       this.deliveryEgress = new DeliveryEgress(this, 'DeliveryEgress', {
@@ -172,6 +182,16 @@ export class BureauStack extends Stack {
     new CfnOutput(this, outputIds.distributionDomain, {
       value: this.frontDoor.distribution.distributionDomainName,
       description: "CloudFront's own name: point a CNAME for the API's domain here when its DNS is not in Route 53",
+    });
+    new CfnOutput(this, outputIds.executeApiAddress, {
+      value: privateOrigin
+        ? "Closed: the HTTP API's execute-api address is disabled; CloudFront reaches the API by a private custom domain."
+        : `Open: ${this.api.url} takes requests that never meet AWS WAF. The functions refuse each (403) in about a millisecond, ` +
+          `but each still costs an API Gateway request and a Lambda run, and spends its route's throttle ` +
+          `(${this.api.throttle.rateLimit} requests a second, ${this.api.throttle.burstLimit} at once), which the real callers share: ` +
+          'anyone who finds the address can slow the API for everyone. Close it by giving the stage a Route 53 zone ' +
+          '(edge.domainName and edge.hostedZone in infra/stages.json).',
+      description: "Whether the HTTP API's execute-api address can be called without passing CloudFront and AWS WAF",
     });
     for (const table of this.tables.all) {
       new CfnOutput(this, outputIds.tableName(table.definition.id), {

@@ -13,6 +13,8 @@ export interface BureauApiProps {
   /** Requests the API absorbs at once above the steady rate. */
   readonly burstLimit?: number;
   readonly logRetention?: RetentionDays;
+  /** Closes the API's execute-api address; CloudFront then reaches it through a PrivateOrigin. */
+  readonly closeExecuteApiEndpoint?: boolean;
 }
 
 /** One JSON object per request; never headers, query strings or bodies, which may carry credentials. */
@@ -49,6 +51,8 @@ export class BureauApi extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogs: LogGroup;
+  /** The stage's default route throttle: what each route allows before answering 429. */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   private readonly integrations = new Map<IFunction, HttpLambdaIntegration>();
   /** Per-route throttles, by route key; API Gateway applies them instead of the stage's. */
   private readonly routeThrottles: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
@@ -58,17 +62,21 @@ export class BureauApi extends Construct {
     this.httpApi = new HttpApi(this, 'HttpApi', {
       description: 'Bureau company-data API',
       createDefaultStage: false,
+      // Said even when false: the way back from a closed address must open it again, and a property
+      // dropped from a template is not always put back to its default.
+      disableExecuteApiEndpoint: props.closeExecuteApiEndpoint ?? false,
     });
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? RetentionDays.THREE_MONTHS });
+    this.throttle = { rateLimit: props.rateLimit ?? 100, burstLimit: props.burstLimit ?? 200 };
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
       autoDeploy: true,
-      throttle: { rateLimit: props.rateLimit ?? 100, burstLimit: props.burstLimit ?? 200 },
+      throttle: this.throttle,
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: accessLogFormat },
     });
   }
 
-  /** Root URL of the API, without a trailing slash. */
+  /** Root URL of the API's execute-api address, without a trailing slash; the CDK refuses it when that address is closed. */
   get url(): string {
     return this.httpApi.apiEndpoint;
   }

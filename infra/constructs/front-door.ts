@@ -37,8 +37,12 @@ import {
 } from '../../shared/workspace/site-headers';
 
 export interface FrontDoorProps {
-  /** The HTTP API's endpoint, https://<id>.execute-api.<region>.amazonaws.com. */
-  readonly apiEndpoint: string;
+  /**
+   * Where CloudFront sends API requests: the HTTP API's execute-api endpoint,
+   * https://<id>.execute-api.<region>.amazonaws.com, or, when that is closed, the host name of the
+   * API's private custom domain (constructs/private-origin).
+   */
+  readonly api: { readonly endpoint: string } | { readonly privateDomainName: string };
   readonly repositoryRoot: string;
   /** The AWS WAF web ACL (CloudFront scope, in us-east-1) every request passes. */
   readonly webAclArn: string;
@@ -59,11 +63,13 @@ export interface FrontDoorProps {
  * /workspace/api/* and /v1/* to the HTTP API uncached, cookies and all. Same origin means
  * the session cookie can be SameSite=Strict and the app needs no CORS.
  *
- * An HTTP API's execute-api address cannot be closed while CloudFront uses it as its origin, and a
- * closed one would only move the bypass to a custom API domain. Instead CloudFront adds a secret
- * header to every request it forwards and the functions refuse any request without it
- * (shared/http/origin-guard), so a caller who finds the execute-api address still meets the
- * firewall's rules, or nothing.
+ * CloudFront adds a secret header to every request it forwards and the functions refuse any request
+ * without it (shared/http/origin-guard), so a caller who goes round CloudFront meets the firewall's
+ * rules, or nothing. A refusal still costs a request, a Lambda run and the route's throttle, which
+ * the real callers share, so a stage whose domain is in Route 53 also closes the execute-api address
+ * and has CloudFront reach the API by a name nobody else knows (constructs/private-origin). Without
+ * such a zone, that address stays open: the name needs a certificate in the stage's region and
+ * records the stack can only write in a zone of its own account (stack output ExecuteApiAddress).
  */
 export class FrontDoor extends Construct {
   readonly distribution: Distribution;
@@ -135,7 +141,8 @@ export class FrontDoor extends Construct {
       functionAssociations: [{ function: referencePage, eventType: FunctionEventType.VIEWER_REQUEST }],
     };
     // https://<id>.execute-api.<region>.amazonaws.com → its host name.
-    const api = new HttpOrigin(Fn.select(2, Fn.split('/', props.apiEndpoint)), {
+    const apiHost = 'privateDomainName' in props.api ? props.api.privateDomainName : Fn.select(2, Fn.split('/', props.api.endpoint));
+    const api = new HttpOrigin(apiHost, {
       // Replaces any header of that name a caller sends.
       customHeaders: { [ORIGIN_VERIFY_HEADER]: this.originSecret.secretValue.unsafeUnwrap() },
     });
@@ -152,7 +159,7 @@ export class FrontDoor extends Construct {
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,
-      // Everything but Host: API Gateway routes by its own host name.
+      // Everything but Host: API Gateway routes by its own host name (execute-api's, or the private domain's).
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
     };
     this.distribution = new Distribution(this, 'Distribution', {
@@ -273,7 +280,8 @@ function acknowledgeDeploymentHandler(scope: Construct): void {
       'Resource::*',
     ].map((finding) => ({ id: `AwsSolutions-IAM5[${finding}]`, reason: `${copying}.` })),
     {
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region}/*]`,
+      // With deploying credentials the CDK knows the account and region, and cdk-nag names them as they are.
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account}-${Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region}/*]`,
       reason: `${copying}: any staged object of this deployment.`,
     },
     {

@@ -12,6 +12,8 @@ export const outputIds = {
   workspaceUrl: 'WorkspaceUrl',
   dashboardUrl: 'DashboardUrl',
   distributionDomain: 'DistributionDomain',
+  /** Whether the HTTP API's execute-api address is closed, or open and what that costs. */
+  executeApiAddress: 'ExecuteApiAddress',
   deliveryAddresses: 'DeliveryAddresses',
   registerUploadsBucket: 'RegisterUploadsBucket',
   registerImportStateMachineArn: 'RegisterImportStateMachineArn',
