@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { App, Stack } from 'aws-cdk-lib';
+import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Alarms } from '../../infra/constructs/alarms';
+import { STREAM_NAMES } from '../../infra/operations/companies/stream/stream-events';
+import { BureauStack } from '../../infra/stack';
+import { allQueues } from '../../shared/queues/queues';
+import { allTables } from '../../shared/storage/tables';
+import { TEST_WEB_ACL } from '../support/web-acl';
+
+const OPERATIONS = new URL('../../docs/operations.md', import.meta.url);
+const EDGE_REGION_MARK = '(us-east-1)';
+
+interface RunbookEntry {
+  readonly heading: string;
+  /** The alarm names the heading lists; `<function>`, `<table>`, `<queue>`, `<Stream>` stand for each of their kind. */
+  readonly names: readonly string[];
+  readonly body: string;
+}
+
+/** The entries of the "Alarms" section: its `###` headings that name alarms in backticks. */
+function runbookEntries(markdown: string): RunbookEntry[] {
+  const start = markdown.indexOf('\n## Alarms\n');
+  if (start < 0) throw new Error('docs/operations.md has no "Alarms" section');
+  const rest = markdown.slice(start + 1);
+  const next = rest.slice(3).search(/^## /m);
+  const section = next < 0 ? rest : rest.slice(0, next + 3);
+  return section
+    .split(/^### /m)
+    .slice(1)
+    .filter((chunk) => chunk.startsWith('`'))
+    .map((chunk) => {
+      const heading = chunk.slice(0, chunk.indexOf('\n'));
+      return { heading, names: [...heading.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string), body: chunk.slice(heading.length) };
+    });
+}
+
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, _dash, letter: string) => letter.toUpperCase());
+
+/** A runbook name as a pattern over alarm names: each placeholder stands for the ids of its kind, and nothing else. */
+function matcher(name: string, kinds: Readonly<Record<string, readonly string[]>>): RegExp {
+  const source = name
+    .split(/(<[^>]+>)/)
+    .map((part) => {
+      if (!part.startsWith('<')) return literal(part);
+      const ids = kinds[part.slice(1, -1)];
+      if (!ids)
+        throw new Error(`The runbook name ${name} uses ${part}, which stands for nothing: use one of ${Object.keys(kinds).join(', ')}`);
+      return `(?:${ids.map(literal).join('|')})`;
+    })
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+interface Coverage {
+  /** Alarms no entry names. */
+  readonly missing: string[];
+  /** Names in the runbook that match no alarm. */
+  readonly stale: string[];
+}
+
+function coverage(
+  entries: readonly RunbookEntry[],
+  alarms: readonly string[],
+  kinds: Readonly<Record<string, readonly string[]>>,
+): Coverage {
+  const names = entries.flatMap((entry) => entry.names.map((name) => ({ name, pattern: matcher(name, kinds) })));
+  return {
+    missing: alarms.filter((alarm) => !names.some(({ pattern }) => pattern.test(alarm))),
+    stale: names.filter(({ pattern }) => !alarms.some((alarm) => pattern.test(alarm))).map(({ name }) => name),
+  };
+}
+
+/** Every alarm the template holds, by the construct id its deployed name carries (`<stack>-Alarms<id>-<suffix>`). */
+function alarmsIn(stack: Stack): string[] {
+  return stack.node
+    .findAll()
+    .filter((construct): construct is CfnAlarm => construct instanceof CfnAlarm)
+    .map((alarm) => (alarm.node.scope as IConstruct).node.id);
+}
+
+describe('the alarms runbook in docs/operations.md', () => {
+  const markdown = readFileSync(OPERATIONS, 'utf8');
+  const entries = runbookEntries(markdown);
+  let service: string[];
+  let edge: string[];
+  let kinds: Record<string, readonly string[]>;
+
+  beforeAll(() => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new BureauStack(app, 'Bureau', { edge: { webAclArn: TEST_WEB_ACL } });
+    const edgeStack = new Stack(app, 'Edge', { env: { region: 'us-east-1' } });
+    const edgeAlarms = new Alarms(edgeStack, 'Alarms');
+    edgeAlarms.watchDistribution('E2EXAMPLE123');
+    edgeAlarms.watchFirewall('Bureau-edge');
+    service = alarmsIn(stack);
+    edge = alarmsIn(edgeStack);
+    kinds = {
+      function: [...stack.functions.keys(), ...stack.registerImport.functions.keys()],
+      table: allTables.map((table) => table.id),
+      queue: allQueues.map((queue) => queue.id),
+      Stream: STREAM_NAMES.map(pascal),
+    };
+  });
+
+  it('reads the alarms of both regions from their templates', () => {
+    expect(service.length).toBeGreaterThan(50);
+    expect(new Set(service).size).toBe(service.length);
+    expect(edge.sort()).toEqual(['Distribution5xxRate', 'FirewallBlockedSpike']);
+  });
+
+  it('has an entry for every alarm, and names no alarm that does not exist', () => {
+    expect(coverage(entries, [...service, ...edge], kinds)).toEqual({ missing: [], stale: [] });
+  });
+
+  it('marks the entries of the us-east-1 alarms, and only those', () => {
+    for (const entry of entries) {
+      const patterns = entry.names.map((name) => matcher(name, kinds));
+      const inEdge = edge.some((alarm) => patterns.some((pattern) => pattern.test(alarm)));
+      const inService = service.some((alarm) => patterns.some((pattern) => pattern.test(alarm)));
+      expect(entry.heading.includes(EDGE_REGION_MARK), entry.heading).toBe(inEdge && !inService);
+    }
+  });
+
+  it('gives each entry what it means, a first command to run, and how to resolve it', () => {
+    expect(entries.length).toBeGreaterThan(20);
+    for (const entry of entries) {
+      const part = (label: string) => entry.body.split(/^- \*\*/m).find((item) => item.startsWith(`${label}**:`));
+      expect(part('Means'), entry.heading).toBeDefined();
+      expect(part('Resolve'), entry.heading).toBeDefined();
+      // A real command: an AWS CLI service and operation, or the operator CLI, in code.
+      expect(part('First'), entry.heading).toMatch(/(`[^`]*|```sh[^`]*)\b(aws [a-z0-9-]+ [a-z0-9-]+|npx bureau )/);
+    }
+  });
+
+  it('fails on an alarm without an entry, and on an entry whose alarm is gone', () => {
+    const without = entries.filter((entry) => !entry.names.includes('AccountConcurrency'));
+    const stale: RunbookEntry = { heading: '`deliveriesQueueLag`', names: ['deliveriesQueueLag', '<queue>QueueLag'], body: '' };
+    expect(coverage([...without, stale], [...service, ...edge], kinds)).toEqual({
+      missing: ['AccountConcurrency'],
+      stale: ['deliveriesQueueLag', '<queue>QueueLag'],
+    });
+    // A placeholder matches the ids of its kind only: a table's alarm is not a function's.
+    expect(matcher('<function>Throttles', kinds).test('companiesTableThrottles')).toBe(false);
+    expect(matcher('<table>TableThrottles', kinds).test('companiesTableThrottles')).toBe(true);
+    expect(() => matcher('<lambda>Errors', kinds)).toThrow(/stands for nothing/);
+  });
+});
