@@ -263,6 +263,7 @@ export class BureauStack extends Stack {
       queues: this.queues.all.map((queue) => ({ name: queue.definition.id, queue: queue.queue, deadLetters: queue.deadLetterQueue })),
       alarms,
       registerStreams: feeds.companiesHouseStreams,
+      tables: this.tables.all,
       ...(props.edge.webAclName ? { webAclName: props.edge.webAclName } : {}),
     });
     new CfnOutput(this, outputIds.signingKeySecretArn, {

@@ -361,12 +361,7 @@ export class Alarms extends Construct {
    */
   watchTable(table: ITable, options: TableAlarmOptions = {}): void {
     const name = table.node.id;
-    const insights = (metricName: string) =>
-      new MathExpression({
-        expression: `SELECT SUM(${metricName}) FROM SCHEMA("AWS/DynamoDB", Operation, TableName) WHERE TableName = '${table.tableName}'`,
-        period,
-        label: `${name} ${metricName}`,
-      });
+    const insights = (metricName: TableMetric) => tableMetric(table, metricName);
     // The SDK retries a throttled request, so a few cost latency only; throttling for 15 minutes is
     // a hot key or the on-demand ceiling, and requests are failing after their retries.
     this.add(`${name}TableThrottles`, insights('ThrottledRequests'), {
@@ -390,28 +385,12 @@ export class Alarms extends Construct {
    * the API's included. A new account's quota can be as low as 10.
    */
   watchAccountConcurrency(): void {
-    const used = new Metric({
-      namespace: 'AWS/Usage',
-      metricName: 'ResourceCount',
-      dimensionsMap: { Service: 'Lambda', Resource: 'ConcurrentExecutions', Type: 'Resource', Class: 'None' },
-      statistic: 'Maximum',
-      period,
+    this.add('AccountConcurrency', accountConcurrencyPercent(), {
+      threshold: ACCOUNT_CONCURRENCY_ALARM_PERCENT,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      description: `The account's Lambda concurrency has peaked at ${ACCOUNT_CONCURRENCY_ALARM_PERCENT} % of its quota or more in every 5 minutes for 15 minutes; at 100 % every function is throttled: see docs/operations.md, "Alarms"`,
     });
-    this.add(
-      'AccountConcurrency',
-      new MathExpression({
-        expression: '100 * used / SERVICE_QUOTA(used)',
-        usingMetrics: { used },
-        period,
-        label: 'Lambda concurrency (% of the account quota)',
-      }),
-      {
-        threshold: ACCOUNT_CONCURRENCY_ALARM_PERCENT,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 3,
-        description: `The account's Lambda concurrency has peaked at ${ACCOUNT_CONCURRENCY_ALARM_PERCENT} % of its quota or more in every 5 minutes for 15 minutes; at 100 % every function is throttled: see docs/operations.md, "Alarms"`,
-      },
-    );
   }
 
   /**
@@ -525,6 +504,34 @@ export class Alarms extends Construct {
     alarm.addOkAction(...this.actions);
     this.all.push(alarm);
   }
+}
+
+type TableMetric = 'ThrottledRequests' | 'SystemErrors';
+
+/** One table's metric summed over every operation: a Metrics Insights query, one series however many operations report. */
+export function tableMetric(table: ITable, metricName: TableMetric): MathExpression {
+  return new MathExpression({
+    expression: `SELECT SUM(${metricName}) FROM SCHEMA("AWS/DynamoDB", Operation, TableName) WHERE TableName = '${table.tableName}'`,
+    period,
+    label: `${table.node.id} ${metricName}`,
+  });
+}
+
+/** The account's peak concurrent Lambda executions in percent of its quota. */
+export function accountConcurrencyPercent(): MathExpression {
+  const used = new Metric({
+    namespace: 'AWS/Usage',
+    metricName: 'ResourceCount',
+    dimensionsMap: { Service: 'Lambda', Resource: 'ConcurrentExecutions', Type: 'Resource', Class: 'None' },
+    statistic: 'Maximum',
+    period,
+  });
+  return new MathExpression({
+    expression: '100 * used / SERVICE_QUOTA(used)',
+    usingMetrics: { used },
+    period,
+    label: 'Lambda concurrency (% of the account quota)',
+  });
 }
 
 /** Delivery success in percent; 100 while there are fewer than 20 attempts to judge by. */

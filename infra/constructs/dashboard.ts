@@ -1,12 +1,22 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AlarmStatusWidget, Dashboard, GraphWidget, type IWidget, Metric, SingleValueWidget, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BusinessMetric, METRICS_NAMESPACE, OperatorMetric, QUEUE_DIMENSION } from '../../shared/observability/metrics';
 import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
-import { type Alarms, deliverySuccessRate, STREAM_LAG_ALARM_SECONDS, serviceMetric, streamMetric } from './alarms';
+import {
+  ACCOUNT_CONCURRENCY_ALARM_PERCENT,
+  type Alarms,
+  accountConcurrencyPercent,
+  deliverySuccessRate,
+  STREAM_LAG_ALARM_SECONDS,
+  serviceMetric,
+  streamMetric,
+  tableMetric,
+} from './alarms';
 import { blockedRequestMetrics } from './edge-firewall';
 
 export interface ServiceDashboardProps {
@@ -20,6 +30,8 @@ export interface ServiceDashboardProps {
   readonly webAclName?: string;
   /** The Companies House streams the stage consumes. */
   readonly registerStreams?: readonly string[];
+  /** The stack's tables, whose throttles are the first suspect when the functions slow down. */
+  readonly tables?: readonly ITable[];
 }
 
 const period = Duration.minutes(5);
@@ -130,6 +142,28 @@ export class ServiceDashboard extends Construct {
         }),
       ],
     ];
+    const tables = props.tables ?? [];
+    if (tables.length > 0) {
+      widgets.push([
+        new GraphWidget({
+          title: 'Tables: throttled requests',
+          width: WIDTH,
+          left: tables.map((table) => tableMetric(table, 'ThrottledRequests').with({ label: table.node.id })),
+        }),
+        new GraphWidget({
+          title: 'Tables: DynamoDB internal errors',
+          width: WIDTH,
+          left: tables.map((table) => tableMetric(table, 'SystemErrors').with({ label: table.node.id })),
+        }),
+        new GraphWidget({
+          title: 'Lambda concurrency (% of the account quota)',
+          width: WIDTH,
+          left: [accountConcurrencyPercent()],
+          leftAnnotations: [{ value: ACCOUNT_CONCURRENCY_ALARM_PERCENT, label: 'alarm' }],
+          leftYAxis: { min: 0, max: 100 },
+        }),
+      ]);
+    }
     const streams = props.registerStreams ?? [];
     if (streams.length > 0) {
       widgets.push([

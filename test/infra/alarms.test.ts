@@ -290,6 +290,18 @@ describe('the BureauStack alarms', () => {
     }
   });
 
+  it("draws each table's throttles and internal errors and the account's concurrency on the dashboard", () => {
+    const [dashboard] = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    for (const title of ['Tables: throttled requests', 'Tables: DynamoDB internal errors', 'Lambda concurrency (% of the account quota)']) {
+      expect(body, title).toContain(title);
+    }
+    for (const metric of ['ThrottledRequests', 'SystemErrors']) {
+      expect(body.split(`SELECT SUM(${metric})`).length - 1, metric).toBe(allTables.length);
+    }
+    expect(body).toContain('SERVICE_QUOTA');
+  });
+
   it('puts the work queues past what their retries keep a message, and the dead-letter alarms days before SQS drops one', () => {
     // The deliveries queue keeps every retry of the schedule, each stretched at worst to the cap by a Retry-After.
     const longestSchedule = RETRY_DELAYS_SECONDS.length * MAX_RETRY_DELAY_SECONDS;
