@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { BureauStack, type BureauStackProps } from '../../infra/stack';
+import { TEST_WEB_ACL } from '../support/web-acl';
+
+interface Resource {
+  Type: string;
+  DeletionPolicy?: string;
+}
+
+/** What `cdk destroy` leaves behind: every resource whose deletion policy keeps it, by type. */
+function keptResources(settings: BureauStackProps['settings'] = {}): Map<string, string[]> {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new BureauStack(app, 'Test', { edge: { webAclArn: TEST_WEB_ACL }, settings });
+  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+  const kept = new Map<string, string[]>();
+  for (const [id, resource] of Object.entries(resources)) {
+    if (resource.DeletionPolicy !== 'Retain' && resource.DeletionPolicy !== 'RetainExceptOnCreate') continue;
+    kept.set(resource.Type, [...(kept.get(resource.Type) ?? []), id]);
+  }
+  return kept;
+}
+
+/** docs/deploy.md's "Tear down" section, up to the next section. */
+function teardownSection(): string {
+  const guide = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+  const start = guide.search(/^## \d+\. Tear down$/m);
+  expect(start, 'docs/deploy.md has a "Tear down" section').toBeGreaterThan(-1);
+  const rest = guide.slice(start);
+  const end = rest.slice(3).search(/^## /m);
+  return end === -1 ? rest : rest.slice(0, end + 3);
+}
+
+describe('tearing a stage down', () => {
+  it.each([
+    ['as checked in', {}],
+    ['with fixed delivery addresses', { egress: { fixedAddresses: true, addresses: 1, ports: [443] } }],
+  ] as const)('documents every kind of resource the service stack keeps after cdk destroy (%s)', (_, settings) => {
+    const kept = keptResources(settings);
+    const section = teardownSection();
+
+    // The tables, their keys and the logs at least: a stack that kept nothing would mean this test reads nothing.
+    expect([...kept.keys()]).toEqual(expect.arrayContaining(['AWS::DynamoDB::Table', 'AWS::KMS::Key', 'AWS::Logs::LogGroup']));
+    for (const [type, ids] of kept) expect(section, `${type} is kept (${ids.join(', ')}) but "Tear down" does not name it`).toContain(type);
+  });
+});
