@@ -37,6 +37,19 @@ describe('tearing a stage down', () => {
   it.each([
     ['as checked in', {}],
     ['with fixed delivery addresses', { egress: { fixedAddresses: true, addresses: 1, ports: [443] } }],
+    [
+      'with a domain of its own in Route 53',
+      {
+        edge: {
+          domainName: 'api.bureau.example',
+          hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
+          certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
+          requestsPerAddressPer5Minutes: 3000,
+          signInsPerAddressPer5Minutes: 100,
+          originSecretRevision: 1,
+        },
+      },
+    ],
   ] as const)('documents every kind of resource the service stack keeps after cdk destroy (%s)', (_, settings) => {
     const kept = keptResources(settings);
     const section = teardownSection();
