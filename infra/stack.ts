@@ -13,6 +13,7 @@ import { BureauApi } from './constructs/api';
 import { BureauFunction } from './constructs/bureau-function';
 import { ServiceDashboard } from './constructs/dashboard';
 import { DeliveryEgress } from './constructs/delivery-egress';
+import { type EdgeParameterNames, EdgeParameterReader, EdgeParameterWriter } from './constructs/edge-parameters';
 import { EventSources } from './constructs/event-sources';
 import { FrontDoor } from './constructs/front-door';
 import { outputIds } from './constructs/outputs';
@@ -24,7 +25,7 @@ import { RegisterStream } from './constructs/register-stream';
 import { SigningKey } from './constructs/signing-key';
 import { BureauTables } from './constructs/tables';
 import { WebhookSecretsKey } from './constructs/webhook-secrets-key';
-import { DEFAULT_REGISTER_FEEDS, type StageSettings } from './stage-settings';
+import { DEFAULT_REGISTER_FEEDS, type EdgeSettings, type StageSettings, topicsIn } from './stage-settings';
 
 export const DEFAULT_TOKEN_ISSUER = 'https://bureau.example';
 export const DEFAULT_TOKEN_AUDIENCE = 'bureau-api';
@@ -43,8 +44,23 @@ export interface BureauStackProps extends StackProps {
   readonly settings?: Partial<Omit<StageSettings, 'stackName'>>;
   /** The functions to deploy; the catalogue unless a test supplies its own. */
   readonly functions?: readonly FunctionSpec[];
-  /** From us-east-1 (infra/edge-stack): the web ACL in front of CloudFront and, for a domain of the API's own, its certificate. */
-  readonly edge: { readonly webAclArn: string; readonly webAclName?: string; readonly certificate?: ICertificate };
+  /** From us-east-1 (infra/edge-stack): given directly, or read from the edge stack's parameters at deploy time. */
+  readonly edge: EdgeReferences | EdgeParameters;
+}
+
+/** The web ACL in front of CloudFront and, for a domain of the API's own, its certificate. */
+export interface EdgeReferences {
+  readonly webAclArn: string;
+  readonly webAclName?: string;
+  readonly certificate?: ICertificate;
+}
+
+/** The edge stack's parameters (constructs/edge-parameters), read when this stack deploys. */
+export interface EdgeParameters {
+  readonly parameters: EdgeParameterNames;
+  readonly webAclName: string;
+  /** The edge stack made the domain's certificate (the stage has a hosted zone and no certificate of its own). */
+  readonly certificateFromEdge: boolean;
 }
 
 /**
@@ -91,20 +107,24 @@ export class BureauStack extends Stack {
       closeExecuteApiEndpoint: privateName !== undefined,
     });
     const privateOrigin = privateName && new PrivateOrigin(this, 'PrivateOrigin', { api: this.api, ...privateName });
-    const alarms = new Alarms(this, 'Alarms', { emails: settings.alarmEmail ? [settings.alarmEmail] : [] });
+    const alarms = new Alarms(this, 'Alarms', {
+      emails: settings.alarms?.emails ?? [],
+      // An alarm notifies topics of its own region only; the edge monitoring stack takes those of us-east-1.
+      topicArns: settings.alarms ? topicsIn(settings.alarms, this.region) : [],
+    });
     this.alarms = alarms;
     const eventSources = new EventSources(this, 'EventSources', { tables: this.tables, queues: this.queues, alarms });
+    const edge = 'parameters' in props.edge ? readEdgeParameters(this, props.edge, settings.edge) : props.edge;
     this.frontDoor = new FrontDoor(this, 'FrontDoor', {
       api: privateOrigin ? { privateDomainName: privateOrigin.domainName } : { endpoint: this.api.url },
       repositoryRoot,
-      webAclArn: props.edge.webAclArn,
+      webAclArn: edge.webAclArn,
       originSecretRevision: settings.edge?.originSecretRevision ?? 1,
-      ...(settings.edge?.domainName && (props.edge.certificate || settings.edge.certificateArn)
+      ...(settings.edge?.domainName && (edge.certificate || settings.edge.certificateArn)
         ? {
             domain: {
               name: settings.edge.domainName,
-              certificate:
-                props.edge.certificate ?? Certificate.fromCertificateArn(this, 'Certificate', settings.edge.certificateArn as string),
+              certificate: edge.certificate ?? Certificate.fromCertificateArn(this, 'Certificate', settings.edge.certificateArn as string),
               ...(settings.edge.hostedZone ? { hostedZone: settings.edge.hostedZone } : {}),
             },
           }
@@ -112,6 +132,14 @@ export class BureauStack extends Stack {
     });
     // CloudFront moves to the private name only once the name answers: mapped to the API and in DNS.
     if (privateOrigin) this.frontDoor.distribution.node.addDependency(privateOrigin);
+
+    if ('parameters' in props.edge) {
+      new EdgeParameterWriter(this, 'DistributionIdParameter', {
+        name: props.edge.parameters.distributionId,
+        value: this.frontDoor.distribution.distributionId,
+        description: 'Bureau: the CloudFront distribution the edge monitoring stack watches and logs',
+      });
+    }
 
     if (settings.egress?.fixedAddresses) {
       this.deliveryEgress = new DeliveryEgress(this, 'DeliveryEgress', {
@@ -264,7 +292,7 @@ export class BureauStack extends Stack {
       alarms,
       registerStreams: feeds.companiesHouseStreams,
       tables: this.tables.all,
-      ...(props.edge.webAclName ? { webAclName: props.edge.webAclName } : {}),
+      ...(edge.webAclName ? { webAclName: edge.webAclName } : {}),
     });
     new CfnOutput(this, outputIds.signingKeySecretArn, {
       value: this.signingKey.secret.secretArn,
@@ -280,4 +308,17 @@ export class BureauStack extends Stack {
       description: 'The service dashboard in the CloudWatch console',
     });
   }
+}
+
+/** The web ACL and the edge stack's certificate, read again whenever what they depend on changes. */
+function readEdgeParameters(scope: Construct, edge: EdgeParameters, settings: EdgeSettings | undefined): EdgeReferences {
+  const reader = new EdgeParameterReader(scope, 'EdgeParameters');
+  const certificateArn = edge.certificateFromEdge
+    ? reader.read('CertificateArn', edge.parameters.certificateArn, `${settings?.domainName}@${settings?.hostedZone?.id}`)
+    : undefined;
+  return {
+    webAclArn: reader.read('WebAclArn', edge.parameters.webAclArn, edge.webAclName),
+    webAclName: edge.webAclName,
+    ...(certificateArn ? { certificate: Certificate.fromCertificateArn(scope, 'EdgeCertificate', certificateArn) } : {}),
+  };
 }

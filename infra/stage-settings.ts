@@ -3,6 +3,9 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_DELIVERY_PORTS } from '../shared/webhooks/endpoint-url';
 import { isStreamName, type StreamName } from './operations/companies/stream/stream-events';
 
+/** CloudFront reads web ACLs and certificates from this region only, and publishes its metrics there. */
+export const EDGE_REGION = 'us-east-1';
+
 /**
  * What differs between deployments of the service, kept in the repository (infra/stages.json) so a
  * later `cdk deploy` cannot forget it: a redeploy without the issuer would reject every outstanding
@@ -13,8 +16,10 @@ export interface StageSettings {
   /** `iss` of access tokens: changing it rejects every outstanding token. */
   readonly tokenIssuer: string;
   readonly tokenAudience: string;
-  /** Subscribed to the alarm topic; null for none. */
-  readonly alarmEmail: string | null;
+  /** Where the stage's alarms go. */
+  readonly alarms: AlarmDestinations;
+  /** A production stage refuses to build unless its alarms reach someone in both regions they live in. */
+  readonly production: boolean;
   /** API Gateway applies these to every route of the stage (each route on its own), not to the API as a whole. */
   readonly apiThrottle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly functionLogRetentionDays: number;
@@ -28,6 +33,21 @@ export interface StageSettings {
   readonly egress: EgressSettings;
   /** Where register changes come from on AWS; absent, DEFAULT_REGISTER_FEEDS. */
   readonly registerFeeds?: RegisterFeedSettings;
+}
+
+/**
+ * Alarms live in the stage's region (the service) and in us-east-1 (CloudFront and its firewall
+ * publish their metrics there only), each region with a topic of its own.
+ */
+export interface AlarmDestinations {
+  /** Subscribed to the alarm topics of both regions; AWS asks each address to confirm once. */
+  readonly emails: readonly string[];
+  /**
+   * SNS topics of the operator's own (a pager's, or the one an AWS Chatbot Slack or Teams channel
+   * listens on) that every alarm also notifies. An alarm can only notify a topic in its own region,
+   * so each topic serves the alarms of the region in its ARN: the stage's region or us-east-1.
+   */
+  readonly topicArns: readonly string[];
 }
 
 /** The live Companies House streams and the scheduled CRO re-import. */
@@ -114,15 +134,24 @@ export function stageSettings(stage: string, source: string = readFileSync(STAGE
     return days;
   };
   const throttle = settings.apiThrottle as Record<string, unknown> | undefined;
-  const alarmEmail = settings.alarmEmail ?? null;
-  if (alarmEmail !== null && (typeof alarmEmail !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail))) {
-    throw new StageSettingsError(`${where('alarmEmail')} must be an e-mail address or null`);
+  if ('alarmEmail' in settings) {
+    throw new StageSettingsError(`${where('alarmEmail')} is now alarms.emails: "alarms": { "emails": ["ops@…"], "topicArns": [] }`);
+  }
+  if (typeof settings.production !== 'boolean') throw new StageSettingsError(`${where('production')} must be true or false`);
+  const region = text('region', /^[a-z]{2}(-[a-z]+)+-\d$/);
+  const alarms = alarmDestinations(settings.alarms, region, where);
+  if (settings.production && !reachesBothRegions(alarms, region)) {
+    throw new StageSettingsError(
+      `${where('alarms')} names no one, and a production stage's alarms must reach someone: add an address to alarms.emails, ` +
+        `or SNS topic ARNs in both ${region} and ${EDGE_REGION} (an AWS Chatbot channel's topic, a pager's) to alarms.topicArns`,
+    );
   }
   return {
     stackName: text('stackName', /^[A-Za-z][A-Za-z0-9-]{0,127}$/),
     tokenIssuer: text('tokenIssuer', /^https:\/\/\S+$/),
     tokenAudience: text('tokenAudience', /^\S+$/),
-    alarmEmail,
+    alarms,
+    production: settings.production,
     apiThrottle: {
       rateLimit: whole('apiThrottle.rateLimit', throttle?.rateLimit, 1, 10_000),
       burstLimit: whole('apiThrottle.burstLimit', throttle?.burstLimit, 1, 5_000),
@@ -131,11 +160,47 @@ export function stageSettings(stage: string, source: string = readFileSync(STAGE
     accessLogRetentionDays: retention('accessLogRetentionDays'),
     signingKeyRotationDays: whole('signingKeyRotationDays', settings.signingKeyRotationDays, 1, 365),
     signingKeyAdministrators: roleArns('signingKeyAdministrators', settings.signingKeyAdministrators, where),
-    region: text('region', /^[a-z]{2}(-[a-z]+)+-\d$/),
+    region,
     edge: edgeSettings(settings.edge, where, whole),
     egress: egressSettings(settings.egress, where, whole),
     ...(settings.registerFeeds === undefined ? {} : { registerFeeds: registerFeedSettings(settings.registerFeeds, where) }),
   };
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:([a-z]{2}(?:-[a-z]+)+-\d):\d{12}:[\w-]{1,256}$/;
+
+function alarmDestinations(value: unknown, region: string, where: Where): AlarmDestinations {
+  if (typeof value !== 'object' || value === null) {
+    throw new StageSettingsError(`${where('alarms')} must be { "emails": [], "topicArns": [] }`);
+  }
+  const { emails, topicArns } = value as Record<string, unknown>;
+  if (!Array.isArray(emails) || !emails.every((email) => typeof email === 'string' && EMAIL.test(email))) {
+    throw new StageSettingsError(`${where('alarms.emails')} must be a list of e-mail addresses, [] for none`);
+  }
+  if (
+    !Array.isArray(topicArns) ||
+    !topicArns.every((arn) => typeof arn === 'string' && [region, EDGE_REGION].includes(TOPIC_ARN.exec(arn)?.[1] ?? ''))
+  ) {
+    throw new StageSettingsError(
+      `${where('alarms.topicArns')} must be a list of SNS topic ARNs in ${region} or ${EDGE_REGION}, the regions the stage's alarms live in; [] for none`,
+    );
+  }
+  return { emails, topicArns };
+}
+
+/** The regions a stage's alarms live in: its own and CloudFront's. */
+export function alarmRegions(region: string): readonly string[] {
+  return region === EDGE_REGION ? [region] : [region, EDGE_REGION];
+}
+
+/** The operator's topics an alarm in this region may notify. */
+export function topicsIn(destinations: AlarmDestinations, region: string): string[] {
+  return destinations.topicArns.filter((arn) => TOPIC_ARN.exec(arn)?.[1] === region);
+}
+
+function reachesBothRegions(destinations: AlarmDestinations, region: string): boolean {
+  return destinations.emails.length > 0 || alarmRegions(region).every((inRegion) => topicsIn(destinations, inRegion).length > 0);
 }
 
 function registerFeedSettings(value: unknown, where: Where): RegisterFeedSettings {

@@ -16,11 +16,15 @@ export function lintOpenApiDocument(document: unknown = openApiDocument): { ok: 
     const file = join(folder, 'openapi.json');
     writeFileSync(file, JSON.stringify(document, null, 2));
     const cli = join(repositoryRoot, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
-    const run = spawnSync(process.execPath, [cli, 'lint', file, '--config', join(repositoryRoot, 'redocly.yaml'), '--max-problems', '1000'], {
-      cwd: repositoryRoot,
-      encoding: 'utf8',
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [cli, 'lint', file, '--config', join(repositoryRoot, 'redocly.yaml'), '--max-problems', '1000'],
+      {
+        cwd: repositoryRoot,
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      },
+    );
     const output = `${run.stdout}${run.stderr}`;
     return { ok: run.status === 0 && !/\d+ warnings?\b/.test(output), output };
   } finally {

@@ -2,11 +2,12 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { buildStage } from '../../infra/bureau-app';
 import { functions as catalogue } from '../../infra/catalogue';
 import { EDGE_RESPONSES } from '../../infra/constructs/edge-firewall';
+import { edgeParameterNames } from '../../infra/constructs/edge-parameters';
 import { BureauEdgeStack } from '../../infra/edge-stack';
-import { BureauStack } from '../../infra/stack';
-import type { EdgeSettings } from '../../infra/stage-settings';
+import { type EdgeSettings, stageSettings } from '../../infra/stage-settings';
 import { MAX_REQUEST_BODY_BYTES } from '../../shared/http/body-limit';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
@@ -23,7 +24,7 @@ const noDomain: EdgeSettings = {
 
 function synthesize(edge: EdgeSettings = noDomain) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new BureauEdgeStack(app, 'Edge', { edge, logRetention: 90 });
+  const stack = new BureauEdgeStack(app, 'Edge', { edge, logRetention: 90, serviceStackName: 'Bureau-test' });
   return { app, stack, template: Template.fromStack(stack) };
 }
 
@@ -119,44 +120,39 @@ describe('BureauEdgeStack', () => {
     });
   });
 
-  it('passes cdk-nag, and hands the service stack in another region the web ACL and the certificate', () => {
+  it('passes cdk-nag, and hands the service stack in another region the web ACL and the certificate through SSM parameters', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const domain: EdgeSettings = {
       ...noDomain,
       domainName: 'api.bureau.example',
       hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
     };
-    const edge = new BureauEdgeStack(app, 'Edge', { edge: domain, logRetention: 90 });
-    const service = new BureauStack(app, 'Service', {
-      env: { region: 'eu-west-2' },
-      crossRegionReferences: true,
-      settings: { edge: domain },
-      edge: {
-        webAclArn: edge.firewall.webAcl.attrArn,
-        webAclName: edge.firewall.name,
-        ...(edge.certificate ? { certificate: edge.certificate } : {}),
-      },
-    });
+    const { edge, service } = buildStage(app, { ...stageSettings('dev'), stackName: 'Service', region: 'eu-west-2', edge: domain });
 
     const findings = new AwsSolutionsChecks().validateScope(edge).violations.map((violation) => violation.ruleName);
-    const distribution = Object.values(Template.fromStack(service).findResources('AWS::CloudFront::Distribution'))[0] as {
-      Properties: Loose;
-    };
+    const serviceTemplate = Template.fromStack(service);
+    const distribution = Object.values(serviceTemplate.findResources('AWS::CloudFront::Distribution'))[0] as { Properties: Loose };
+    const readers = Object.values(serviceTemplate.findResources('Custom::AWS')).map((reader) => JSON.stringify(reader.Properties));
+    const names = edgeParameterNames('Service');
 
     expect(findings).toEqual([]);
-    // Read from us-east-1 through the parameters CDK's cross-region references write.
-    expect(JSON.stringify(distribution.Properties.DistributionConfig.WebACLId)).toContain('/cdk/exports/');
-    expect(JSON.stringify(distribution.Properties.DistributionConfig.ViewerCertificate.AcmCertificateArn)).toContain('/cdk/exports/');
+    Template.fromStack(edge).hasResourceProperties('AWS::SSM::Parameter', {
+      Name: names.webAclArn,
+      Value: { 'Fn::GetAtt': Match.anyValue() },
+    });
+    Template.fromStack(edge).hasResourceProperties('AWS::SSM::Parameter', { Name: names.certificateArn, Value: { Ref: Match.anyValue() } });
+    // Read at deploy time from us-east-1 by the service stack's custom resources, not through exports.
+    expect(JSON.stringify(distribution.Properties.DistributionConfig.WebACLId)).toContain('Parameter.Value');
+    expect(JSON.stringify(distribution.Properties.DistributionConfig.ViewerCertificate.AcmCertificateArn)).toContain('Parameter.Value');
+    expect(readers.some((reader) => reader.includes(names.webAclArn) && reader.includes('us-east-1'))).toBe(true);
+    expect(readers.some((reader) => reader.includes(names.certificateArn) && reader.includes('us-east-1'))).toBe(true);
     expect(Stack.of(service).region).toBe('eu-west-2');
     // The service's dashboard charts the firewall's blocks from us-east-1, where AWS WAF publishes them.
-    const dashboard = JSON.stringify(Object.values(Template.fromStack(service).findResources('AWS::CloudWatch::Dashboard'))[0]);
+    const dashboard = JSON.stringify(Object.values(serviceTemplate.findResources('AWS::CloudWatch::Dashboard'))[0]);
     expect(dashboard).toContain('Firewall: blocked requests by rule');
     expect(dashboard).toContain(
       `\\"AWS/WAFV2\\",\\"BlockedRequests\\",\\"Rule\\",\\"${edge.firewall.name}-requests-per-address\\",\\"WebACL\\",\\"${edge.firewall.name}\\"`,
     );
     expect(dashboard).toContain('\\"region\\":\\"us-east-1\\"');
-    Template.fromStack(edge).hasResourceProperties('Custom::CrossRegionExportWriter', {
-      WriterProps: Match.objectLike({ region: 'eu-west-2' }),
-    });
   });
 });

@@ -798,7 +798,7 @@ describe('BureauStack', () => {
         functionLogRetentionDays: 14,
         accessLogRetentionDays: 365,
         signingKeyRotationDays: 7,
-        alarmEmail: 'ops@bureau.example',
+        alarms: { emails: ['ops@bureau.example'], topicArns: [] },
       },
     });
 

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REGISTER_FEEDS, stageSettings } from '../../../infra/stage-settings';
+import { completedStage } from '../../support/stages';
 
-const base = JSON.parse(JSON.stringify(stageSettings('prod'))) as Record<string, unknown>;
+const base = JSON.parse(JSON.stringify(completedStage('prod'))) as Record<string, unknown>;
 const file = (registerFeeds: unknown) => JSON.stringify({ test: { ...base, registerFeeds } });
 
 describe("a stage's register feeds", () => {
   it('are read from the checked-in stages, https and known streams only', () => {
     for (const stage of ['dev', 'prod']) {
-      const feeds = stageSettings(stage).registerFeeds;
+      const feeds = completedStage(stage).registerFeeds;
       expect(feeds?.croCompaniesUrl).toMatch(/^https:\/\//);
       expect(feeds?.companiesHouseStreams.length).toBeGreaterThan(0);
     }
-    expect(stageSettings('prod').registerFeeds).toEqual(DEFAULT_REGISTER_FEEDS);
+    expect(completedStage('prod').registerFeeds).toEqual(DEFAULT_REGISTER_FEEDS);
   });
 
   it('may turn the IE re-import and the streams off', () => {

@@ -5,7 +5,8 @@ const valid = {
   stackName: 'Bureau-test',
   tokenIssuer: 'https://test.bureau.example',
   tokenAudience: 'bureau-api',
-  alarmEmail: 'ops@bureau.example',
+  production: true,
+  alarms: { emails: ['ops@bureau.example'], topicArns: ['arn:aws:sns:us-east-1:123456789012:bureau-chat'] },
   apiThrottle: { rateLimit: 10, burstLimit: 20 },
   functionLogRetentionDays: 14,
   accessLogRetentionDays: 90,
@@ -27,8 +28,20 @@ const file = (overrides: Record<string, unknown>) => JSON.stringify({ test: { ..
 
 describe('stage settings', () => {
   it('reads the checked-in stages, each complete', () => {
-    for (const stage of ['dev', 'prod']) expect(stageSettings(stage).tokenIssuer).toMatch(/^https:\/\//);
+    expect(stageSettings('dev').tokenIssuer).toMatch(/^https:\/\//);
     expect(stageSettings('test', file({}))).toEqual(valid);
+  });
+
+  it('builds a production stage whose alarms reach someone: by e-mail, or by topics in both regions its alarms live in', () => {
+    const topics = ['arn:aws:sns:eu-west-1:123456789012:ops', 'arn:aws:sns:us-east-1:123456789012:ops'];
+
+    expect(stageSettings('test', file({ alarms: { emails: ['ops@bureau.example'], topicArns: [] } })).production).toBe(true);
+    expect(stageSettings('test', file({ alarms: { emails: [], topicArns: topics } })).alarms.topicArns).toEqual(topics);
+    expect(stageSettings('test', file({ production: false, alarms: { emails: [], topicArns: [] } })).alarms.emails).toEqual([]);
+  });
+
+  it('refuses the production stage as checked in until its alarms name someone', () => {
+    expect(() => stageSettings('prod')).toThrow(/prod\.alarms names no one, and a production stage's alarms must reach someone/);
   });
 
   it('names the known stages when asked for another', () => {
@@ -39,7 +52,25 @@ describe('stage settings', () => {
     ['an issuer that is not https', { tokenIssuer: 'http://bureau.example' }, 'test.tokenIssuer'],
     ['a retention CloudWatch does not offer', { functionLogRetentionDays: 15 }, 'test.functionLogRetentionDays'],
     ['a throttle of zero', { apiThrottle: { rateLimit: 0, burstLimit: 1 } }, 'test.apiThrottle.rateLimit'],
-    ['an alarm address that is none', { alarmEmail: 'ops' }, 'test.alarmEmail'],
+    ['an alarm address that is none', { alarms: { emails: ['ops'], topicArns: [] } }, 'test.alarms.emails'],
+    ['the alarm address of earlier releases', { alarmEmail: 'ops@bureau.example' }, 'test.alarmEmail'],
+    [
+      'an alarm topic in a region where no alarm of the stage lives',
+      { alarms: { emails: [], topicArns: ['arn:aws:sns:eu-west-2:123456789012:ops'] } },
+      'test.alarms.topicArns',
+    ],
+    [
+      'an alarm topic that is no SNS topic',
+      { alarms: { emails: [], topicArns: ['arn:aws:sqs:eu-west-1:123456789012:ops'] } },
+      'test.alarms.topicArns',
+    ],
+    ['a stage that does not say whether it is production', { production: undefined }, 'test.production'],
+    ['a production stage whose alarms reach no one', { alarms: { emails: [], topicArns: [] } }, 'test.alarms'],
+    [
+      'a production stage whose alarms reach someone in one of their two regions only',
+      { alarms: { emails: [], topicArns: ['arn:aws:sns:eu-west-1:123456789012:ops'] } },
+      'test.alarms',
+    ],
     ['a stack name CloudFormation refuses', { stackName: '1bureau' }, 'test.stackName'],
     [
       'a key administrator that is no role',
