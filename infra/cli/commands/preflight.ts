@@ -38,10 +38,21 @@ export interface PreflightDependencies {
   readonly stages?: string;
 }
 
-const sdkClients: PreflightClients = {
-  lambda: (region) => new LambdaClient({ region }),
-  ssm: (region) => new SSMClient({ region }),
-};
+/** The SDK's clients, closed after the checks so that no idle connection holds the CLI open. */
+function sdkClients(): PreflightClients & { close(): void } {
+  const opened: { destroy(): void }[] = [];
+  const kept = <T extends { destroy(): void }>(client: T): T => {
+    opened.push(client);
+    return client;
+  };
+  return {
+    lambda: (region) => kept(new LambdaClient({ region })),
+    ssm: (region) => kept(new SSMClient({ region })),
+    close: () => {
+      for (const client of opened) client.destroy();
+    },
+  };
+}
 
 /** One reason a stage's functions run at the same moment, and how many executions it holds then. */
 export interface ConcurrencyNeed {
@@ -122,13 +133,17 @@ Example:
   $ bureau preflight --stage prod`,
     )
     .action(async (options: { stage: string }) => {
-      await preflight(context, options.stage.trim());
+      const own = context.preflight ? undefined : sdkClients();
+      try {
+        await preflight(context, own ?? (context.preflight as PreflightDependencies).clients, options.stage.trim());
+      } finally {
+        own?.close();
+      }
     });
 }
 
-async function preflight(context: CliContext, stageName: string): Promise<void> {
+async function preflight(context: CliContext, clients: PreflightClients, stageName: string): Promise<void> {
   const { io } = context;
-  const clients = context.preflight?.clients ?? sdkClients;
   // Loaded here, not with the CLI: they bring the CDK's constructs, which no other command needs.
   const { DEFAULT_REGISTER_FEEDS, STAGES_FILE, StageSettingsError, stageSettings } = await import('../../stage-settings');
   const { BATCH_CONCURRENCY, SWEEP_CONCURRENCY } = await import('../../constructs/register-import');
