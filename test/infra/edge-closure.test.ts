@@ -8,6 +8,7 @@ import { outputIds } from '../../infra/constructs/outputs';
 import { BureauStack } from '../../infra/stack';
 import type { EdgeSettings } from '../../infra/stage-settings';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-guard';
+import { EDGE_IN_ROUTE_53, EDGE_WITHOUT_DOMAIN } from '../support/stages';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
@@ -15,20 +16,7 @@ type Loose = any;
 
 const REGION = 'eu-west-2';
 const EDGE_CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123';
-const noDomain: EdgeSettings = {
-  domainName: null,
-  hostedZone: null,
-  certificateArn: null,
-  requestsPerAddressPer5Minutes: 3000,
-  signInsPerAddressPer5Minutes: 100,
-  originSecretRevision: 1,
-};
-const inRoute53: EdgeSettings = {
-  ...noDomain,
-  domainName: 'api.bureau.example',
-  hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
-};
-const dnsElsewhere: EdgeSettings = { ...noDomain, domainName: 'api.bureau.example', certificateArn: EDGE_CERTIFICATE };
+const dnsElsewhere: EdgeSettings = { ...EDGE_WITHOUT_DOMAIN, domainName: 'api.bureau.example', certificateArn: EDGE_CERTIFICATE };
 
 function synthesize(edge: EdgeSettings) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -70,7 +58,7 @@ const text = (value: Loose): string =>
 
 describe('the execute-api address', () => {
   for (const [stage, edge] of [
-    ['no domain', noDomain],
+    ['no domain', EDGE_WITHOUT_DOMAIN],
     ['a domain whose DNS is elsewhere', dnsElsewhere],
   ] as const) {
     it(`stays open for a stage with ${stage}, and the stack says so and what it costs`, () => {
@@ -103,7 +91,7 @@ describe('the execute-api address', () => {
   }
 
   it('closes for a stage whose domain is in Route 53, CloudFront reaching the API by a private custom domain', () => {
-    const synth = synthesize(inRoute53);
+    const synth = synthesize(EDGE_IN_ROUTE_53);
     const [apiId, api] = synth.only('AWS::ApiGatewayV2::Api');
     const [certificateId, certificate] = synth.only('AWS::CertificateManager::Certificate');
     const [domainId, domain] = synth.only('AWS::ApiGatewayV2::DomainName');
@@ -184,9 +172,9 @@ describe('the execute-api address', () => {
           .sort(),
       };
     };
-    const before = ids(noDomain);
-    const withDomain = ids(inRoute53);
-    const after = ids(noDomain);
+    const before = ids(EDGE_WITHOUT_DOMAIN);
+    const withDomain = ids(EDGE_IN_ROUTE_53);
+    const after = ids(EDGE_WITHOUT_DOMAIN);
 
     expect(before.kept.length).toBeGreaterThan(2);
     expect(withDomain).toEqual(before);

@@ -9,20 +9,12 @@ import { edgeParameterNames } from '../../infra/constructs/edge-parameters';
 import { BureauEdgeStack } from '../../infra/edge-stack';
 import { type EdgeSettings, stageSettings } from '../../infra/stage-settings';
 import { MAX_REQUEST_BODY_BYTES } from '../../shared/http/body-limit';
+import { EDGE_WITHOUT_DOMAIN } from '../support/stages';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
 
-const noDomain: EdgeSettings = {
-  domainName: null,
-  hostedZone: null,
-  certificateArn: null,
-  requestsPerAddressPer5Minutes: 3000,
-  signInsPerAddressPer5Minutes: 100,
-  originSecretRevision: 1,
-};
-
-function synthesize(edge: EdgeSettings = noDomain) {
+function synthesize(edge: EdgeSettings = EDGE_WITHOUT_DOMAIN) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new BureauEdgeStack(app, 'Edge', { edge, logRetention: 90, serviceStackName: 'Bureau-test' });
   return { app, stack, template: Template.fromStack(stack) };
@@ -102,14 +94,14 @@ describe('BureauEdgeStack', () => {
   it('makes a DNS-validated certificate only for a domain whose zone is in Route 53', () => {
     expect(synthesize().template.findResources('AWS::CertificateManager::Certificate')).toEqual({});
     const withCertificate = synthesize({
-      ...noDomain,
+      ...EDGE_WITHOUT_DOMAIN,
       domainName: 'api.bureau.example',
       certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
     });
     expect(withCertificate.template.findResources('AWS::CertificateManager::Certificate')).toEqual({});
 
     const inRoute53 = synthesize({
-      ...noDomain,
+      ...EDGE_WITHOUT_DOMAIN,
       domainName: 'api.bureau.example',
       hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
     });
@@ -123,7 +115,7 @@ describe('BureauEdgeStack', () => {
   it('passes cdk-nag, and hands the service stack in another region the web ACL and the certificate through SSM parameters', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const domain: EdgeSettings = {
-      ...noDomain,
+      ...EDGE_WITHOUT_DOMAIN,
       domainName: 'api.bureau.example',
       hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
     };
