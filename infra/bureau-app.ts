@@ -37,7 +37,7 @@ export function buildStage(app: App, settings: StageSettings, account?: string):
       certificateFromEdge: edge.certificate !== undefined,
     },
   });
-  service.addDependency(edge, 'It reads the web ACL and certificate parameters the edge stack writes');
+  service.addStackDependency(edge, 'It reads the web ACL and certificate parameters the edge stack writes');
   const monitoring = new BureauEdgeMonitoringStack(app, `${settings.stackName}-edge-monitoring`, {
     env: { account },
     serviceStackName: settings.stackName,
@@ -45,7 +45,7 @@ export function buildStage(app: App, settings: StageSettings, account?: string):
     alarms: settings.alarms,
     accessLogRetention: settings.accessLogRetentionDays as RetentionDays,
   });
-  monitoring.addDependency(service, 'It reads the distribution parameter the service stack writes');
+  monitoring.addStackDependency(service, 'It reads the distribution parameter the service stack writes');
   // The functions the CDK adds to each stack (custom resources, file copying) keep their logs no longer than ours.
   for (const stack of [edge, service, monitoring]) {
     giveFunctionsLogGroups(stack, { retention: settings.functionLogRetentionDays as RetentionDays });

@@ -171,6 +171,56 @@ describe('changing the domain', () => {
   });
 });
 
+/**
+ * The logical IDs that stages deployed as two stacks (the edge's values handed over as CDK
+ * cross-region references) hold their data and their edge under. An ID that changes is a resource
+ * CloudFormation replaces: an empty table, a new key, a new distribution name.
+ */
+const DEPLOYED_IDS = {
+  edge: { FirewallWebAcl5A849C4E: 'AWS::WAFv2::WebACL', Certificate4E7ABB08: 'AWS::CertificateManager::Certificate' },
+  service: {
+    TablesclientsA46F2166: 'AWS::DynamoDB::Table',
+    TablescompaniesC6C8C97A: 'AWS::DynamoDB::Table',
+    Tablesdeliveries941B6391: 'AWS::DynamoDB::Table',
+    Tablesevents5B2337FE: 'AWS::DynamoDB::Table',
+    TablesregisterStreams91F682D2: 'AWS::DynamoDB::Table',
+    Tableswatches95DD8D85: 'AWS::DynamoDB::Table',
+    Tableswebhooks91698196: 'AWS::DynamoDB::Table',
+    Tablesworkspace9A0909CF: 'AWS::DynamoDB::Table',
+    QueuesdeliveriesQueueB95AC882: 'AWS::SQS::Queue',
+    QueuesdeliveriesDeadLetterC4FC878E: 'AWS::SQS::Queue',
+    QueuesfanoutQueueD2458A4E: 'AWS::SQS::Queue',
+    QueuesfanoutDeadLetter21657037: 'AWS::SQS::Queue',
+    QueuesstreamFailuresQueue366CBECB: 'AWS::SQS::Queue',
+    QueuesstreamFailuresDeadLetterFAD033AA: 'AWS::SQS::Queue',
+    SigningKey49B95470: 'AWS::KMS::Key',
+    SigningKeySecretDAB0A568: 'AWS::SecretsManager::Secret',
+    WebhookSecretsKey0FC4A2F5: 'AWS::KMS::Key',
+    RegisterStreamStreamKeyAD2316C8: 'AWS::SecretsManager::Secret',
+    FrontDoorOriginSecret617BD22F: 'AWS::SecretsManager::Secret',
+    FrontDoorDistribution20F29BA2: 'AWS::CloudFront::Distribution',
+  },
+} as const;
+
+describe('upgrading a stage deployed as two stacks', () => {
+  const staged = synthesize({ ...completedStage('dev'), edge: withDomain });
+
+  it('replaces none of its tables, queues, keys, secrets, web ACL, certificate or distribution', () => {
+    for (const part of ['edge', 'service'] as const) {
+      const types = Object.fromEntries(
+        Object.entries(staged.templates[part].Resources as Record<string, Loose>).map(([id, resource]) => [id, resource.Type]),
+      );
+      expect(types).toMatchObject(DEPLOYED_IDS[part]);
+    }
+  });
+
+  it("drops CDK's cross-region export writer and reader, which let go of their parameters when deleted", () => {
+    for (const template of Object.values(staged.templates)) {
+      expect(JSON.stringify(template)).not.toMatch(/CrossRegionExport(Writer|Reader)/);
+    }
+  });
+});
+
 describe('a new stage from the documented settings alone', () => {
   it('synthesizes and passes cdk-nag', () => {
     const deployDoc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
