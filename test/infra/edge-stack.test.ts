@@ -9,7 +9,7 @@ import { edgeParameterNames } from '../../infra/constructs/edge-parameters';
 import { BureauEdgeStack } from '../../infra/edge-stack';
 import { type EdgeSettings, stageSettings } from '../../infra/stage-settings';
 import { MAX_REQUEST_BODY_BYTES } from '../../shared/http/body-limit';
-import { EDGE_WITHOUT_DOMAIN } from '../support/stages';
+import { EDGE_IN_ROUTE_53, EDGE_WITHOUT_DOMAIN } from '../support/stages';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
@@ -100,11 +100,7 @@ describe('BureauEdgeStack', () => {
     });
     expect(withCertificate.template.findResources('AWS::CertificateManager::Certificate')).toEqual({});
 
-    const inRoute53 = synthesize({
-      ...EDGE_WITHOUT_DOMAIN,
-      domainName: 'api.bureau.example',
-      hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
-    });
+    const inRoute53 = synthesize(EDGE_IN_ROUTE_53);
     inRoute53.template.hasResourceProperties('AWS::CertificateManager::Certificate', {
       DomainName: 'api.bureau.example',
       ValidationMethod: 'DNS',
@@ -114,11 +110,7 @@ describe('BureauEdgeStack', () => {
 
   it('passes cdk-nag, and hands the service stack in another region the web ACL and the certificate through SSM parameters', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const domain: EdgeSettings = {
-      ...EDGE_WITHOUT_DOMAIN,
-      domainName: 'api.bureau.example',
-      hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
-    };
+    const domain = EDGE_IN_ROUTE_53;
     const { edge, service } = buildStage(app, { ...stageSettings('dev'), stackName: 'Service', region: 'eu-west-2', edge: domain });
 
     const findings = new AwsSolutionsChecks().validateScope(edge).violations.map((violation) => violation.ruleName);

@@ -19,8 +19,14 @@ const slug = (heading: string) =>
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .replace(/\s/g, '-');
 
+/** A page's text outside its code blocks, where a link or a heading is not one. */
+const prose = (page: string) => readFileSync(join(root, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+
+const anchorsByPage = new Map<string, Set<string>>();
 function anchorsOf(page: string): Set<string> {
-  const text = readFileSync(join(root, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+  const known = anchorsByPage.get(page);
+  if (known) return known;
+  const text = prose(page);
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const [, heading] of text.matchAll(/^#{1,6} (.+)$/gm)) {
@@ -29,12 +35,13 @@ function anchorsOf(page: string): Set<string> {
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
   }
+  anchorsByPage.set(page, anchors);
   return anchors;
 }
 
 describe('the documentation', () => {
   it.each(pages)('%s links only to pages and headings that exist', (page) => {
-    const text = readFileSync(join(root, page), 'utf8').replace(/```[\s\S]*?```/g, '');
+    const text = prose(page);
     const broken: string[] = [];
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^[a-z]+:/.test(target as string)) continue;
