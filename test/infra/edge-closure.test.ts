@@ -8,15 +8,15 @@ import { outputIds } from '../../infra/constructs/outputs';
 import { BureauStack } from '../../infra/stack';
 import type { EdgeSettings } from '../../infra/stage-settings';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/origin-guard';
-import { EDGE_IN_ROUTE_53, EDGE_WITHOUT_DOMAIN } from '../support/stages';
+import { EDGE_DNS_ELSEWHERE, EDGE_IN_ROUTE_53, EDGE_WITHOUT_DOMAIN } from '../support/stages';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
 
 const REGION = 'eu-west-2';
-const EDGE_CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123';
-const dnsElsewhere: EdgeSettings = { ...EDGE_WITHOUT_DOMAIN, domainName: 'api.bureau.example', certificateArn: EDGE_CERTIFICATE };
+/** Any us-east-1 certificate: the service stack sees only its ARN, wherever the edge got it. */
+const EDGE_CERTIFICATE = EDGE_DNS_ELSEWHERE.certificateArn as string;
 
 function synthesize(edge: EdgeSettings) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -59,7 +59,7 @@ const text = (value: Loose): string =>
 describe('the execute-api address', () => {
   for (const [stage, edge] of [
     ['no domain', EDGE_WITHOUT_DOMAIN],
-    ['a domain whose DNS is elsewhere', dnsElsewhere],
+    ['a domain whose DNS is elsewhere', EDGE_DNS_ELSEWHERE],
   ] as const) {
     it(`stays open for a stage with ${stage}, and the stack says so and what it costs`, () => {
       const synth = synthesize(edge);

@@ -9,7 +9,7 @@ import { edgeParameterNames } from '../../infra/constructs/edge-parameters';
 import { BureauEdgeStack } from '../../infra/edge-stack';
 import { type EdgeSettings, stageSettings } from '../../infra/stage-settings';
 import { MAX_REQUEST_BODY_BYTES } from '../../shared/http/body-limit';
-import { EDGE_IN_ROUTE_53, EDGE_WITHOUT_DOMAIN } from '../support/stages';
+import { EDGE_DNS_ELSEWHERE, EDGE_IN_ROUTE_53, EDGE_WITHOUT_DOMAIN } from '../support/stages';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
@@ -93,11 +93,7 @@ describe('BureauEdgeStack', () => {
 
   it('makes a DNS-validated certificate only for a domain whose zone is in Route 53', () => {
     expect(synthesize().template.findResources('AWS::CertificateManager::Certificate')).toEqual({});
-    const withCertificate = synthesize({
-      ...EDGE_WITHOUT_DOMAIN,
-      domainName: 'api.bureau.example',
-      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
-    });
+    const withCertificate = synthesize(EDGE_DNS_ELSEWHERE);
     expect(withCertificate.template.findResources('AWS::CertificateManager::Certificate')).toEqual({});
 
     const inRoute53 = synthesize(EDGE_IN_ROUTE_53);
@@ -110,8 +106,12 @@ describe('BureauEdgeStack', () => {
 
   it('passes cdk-nag, and hands the service stack in another region the web ACL and the certificate through SSM parameters', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const domain = EDGE_IN_ROUTE_53;
-    const { edge, service } = buildStage(app, { ...stageSettings('dev'), stackName: 'Service', region: 'eu-west-2', edge: domain });
+    const { edge, service } = buildStage(app, {
+      ...stageSettings('dev'),
+      stackName: 'Service',
+      region: 'eu-west-2',
+      edge: EDGE_IN_ROUTE_53,
+    });
 
     const findings = new AwsSolutionsChecks().validateScope(edge).violations.map((violation) => violation.ruleName);
     const serviceTemplate = Template.fromStack(service);

@@ -31,3 +31,10 @@ export const EDGE_IN_ROUTE_53: EdgeSettings = {
   domainName: 'api.bureau.example',
   hostedZone: { id: 'Z0123456789', name: 'bureau.example' },
 };
+
+/** The edge of a stage whose domain's DNS is elsewhere: the operator brings a us-east-1 certificate. */
+export const EDGE_DNS_ELSEWHERE: EdgeSettings = {
+  ...EDGE_WITHOUT_DOMAIN,
+  domainName: 'api.bureau.example',
+  certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
+};
