@@ -23,9 +23,10 @@ const detector = new ChangeDetector({
 // A stream is read with the DynamoDB endpoint, wherever that is.
 const streams = awsClient((config) => new DynamoDBStreamsClient(config), 'dynamodb');
 const replay = new StreamReplay({
-  reader: new DynamoStreamReader(streams, process.env.AWS_REGION ?? 'eu-west-2'),
+  reader: new DynamoStreamReader(streams, process.env.AWS_REGION ?? 'eu-west-2', (record) =>
+    matchesStreamFilter(PROFILE_CHANGE_FILTER, record),
+  ),
   detect: (record) => detectRecord(detector, record),
-  filter: (record) => matchesStreamFilter(PROFILE_CHANGE_FILTER, record),
 });
 const processor = new BatchProcessor(EventType.SQS);
 

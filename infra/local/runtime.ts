@@ -23,7 +23,7 @@ import { ensureQueue, localQueueSpec } from './queues';
 import { eventsPerSecondFrom, type LocalRegisterStreams, startLocalRegisterStreams } from './register-stream-consumers';
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
 import { startLocalSecretsManager } from './secrets-manager';
-import { demoDataset, type SeedOutcome, seedDemoCompanies } from './seed';
+import { type DemoDataset, demoDataset, type SeedOutcome, seedDemoCompanies } from './seed';
 import { workspaceSite } from './static-site';
 import { ensureWorkspaceBuilt } from './workspace-build';
 
@@ -38,6 +38,8 @@ export interface LocalRuntimeOptions {
   readonly quiet?: boolean;
   /** Load the demo companies on first start (npm start does; tests load what they need). */
   readonly seedDemoData?: boolean;
+  /** What seedDemoData loads; default the demo dataset npm start loads (tests load a smaller one the same way). */
+  readonly demoDataset?: DemoDataset;
   /** Long-poll wait of the queue pollers; default 20 s (tests stop sooner with 1). */
   readonly queueWaitSeconds?: number;
   readonly log?: (line: string) => void;
@@ -290,12 +292,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     // load takes minutes, and the API is useful (tokens, clients, the rows already in) meanwhile.
     const seedAbort = new AbortController();
     const seeding: LocalRuntime['seeding'] = options.seedDemoData
-      ? seedDemoCompanies({ doc, tableName: tables[companiesTable.id] as string, log, signal: seedAbort.signal }).catch(
-          (error: unknown) => {
-            logError('Loading the demo companies failed; the next start tries again', error);
-            return 'failed' as const;
-          },
-        )
+      ? seedDemoCompanies({
+          doc,
+          tableName: tables[companiesTable.id] as string,
+          log,
+          signal: seedAbort.signal,
+          dataset: options.demoDataset ?? demoDataset,
+        }).catch((error: unknown) => {
+          logError('Loading the demo companies failed; the next start tries again', error);
+          return 'failed' as const;
+        })
       : Promise.resolve('skipped' as const);
     cleanups.push(async () => {
       seedAbort.abort();
@@ -309,7 +315,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       registerStreamsTable: tables[registerStreamsTable.id] as string,
       apply: createEventApplier({ doc, companiesTable: tables[companiesTable.id] as string }),
       eventsPerSecond,
-      companiesFile: demoDataset.gbFile,
+      companiesFile: (options.demoDataset ?? demoDataset).gbFile,
       log: options.quiet ? () => {} : log,
       logError,
     });

@@ -10,8 +10,9 @@ import {
   type Shard,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { toLambdaRecord } from '../../shared/aws/stream-records';
+import type { FilterableStreamRecord } from '../../shared/webhooks/profile-stream-record';
 import type { StreamFailurePointer } from '../../shared/webhooks/stream-failure';
 import { LOCAL_ACCOUNT_ID } from './functions';
 import { CheckpointFile } from './stream-checkpoints';
@@ -36,8 +37,11 @@ export interface StreamPollerOptions {
   readonly maxRetryAttempts?: number;
   /** Split a batch in two when the handler throws (BisectBatchOnFunctionError); default false. */
   readonly bisectBatchOnFunctionError?: boolean;
-  /** FilterCriteria: records it rejects are skipped without an invocation, as Lambda does. */
-  readonly filter?: (record: DynamoDBRecord) => boolean;
+  /**
+   * FilterCriteria: records it rejects are skipped without an invocation, as Lambda does. It reads the
+   * record as the Streams API returned it (event name and keys), before anything else is converted.
+   */
+  readonly filter?: (record: FilterableStreamRecord) => boolean;
   readonly region?: string;
   /** Wait between polls of an idle stream; default 250 ms (Lambda polls a shard four times a second). */
   readonly pollIntervalMs?: number;
@@ -53,6 +57,8 @@ export interface StreamPoller {
   start(): void;
   /** Stops polling; an invocation in flight is allowed to finish first. */
   stop(): Promise<void>;
+  /** Records handed to the failure destination since start: each was logged at ERROR with its sequence numbers. */
+  recordsSetAside(): number;
 }
 
 interface ShardState {
@@ -109,6 +115,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
   const shards = new Map<string, ShardState>();
   let nextDiscovery = 0;
   let stopping = false;
+  let setAside = 0;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
 
@@ -168,8 +175,10 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
   }
 
   /** The records of a batch the function is invoked with: those the filter lets through. */
-  const handedOver = (records: _Record[]): _Record[] =>
-    options.filter ? records.filter((record) => options.filter?.(toLambdaRecord(record, options.streamArn, region))) : records;
+  const handedOver = (records: _Record[]): _Record[] => {
+    const filter = options.filter;
+    return filter ? records.filter((record) => filter(record)) : records;
+  };
 
   /**
    * Like Lambda's, the pointer names the records the function was handed (those the filter let
@@ -177,7 +186,14 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
    * Lambda writes them for a DynamoDB stream.
    */
   async function sendToFailureDestination(shardId: string, batch: PendingBatch): Promise<void> {
-    const invoked = handedOver(batch.records);
+    let invoked: _Record[];
+    try {
+      invoked = handedOver(batch.records);
+    } catch {
+      invoked = [];
+    }
+    // A filter that failed hands over nothing: the pointer then names the whole batch.
+    if (invoked.length === 0) invoked = batch.records;
     const first = invoked[0] as _Record;
     const last = invoked[invoked.length - 1] as _Record;
     const arrival = (record: _Record) => record.dynamodb?.ApproximateCreationDateTime?.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -202,15 +218,24 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       },
     };
     await options.sendFailure(pointer);
+    setAside += invoked.length;
     log(
-      `stream: ${invoked.length} record(s) failed ${batch.attempts} times (${batch.lastReason ?? 'unknown'}); pointed to on the failure queue`,
+      `ERROR stream: ${invoked.length} record(s), sequence numbers ${sequenceOf(first)} to ${sequenceOf(last)} of ${shardId}, ` +
+        `failed ${batch.attempts} times (${batch.lastReason ?? 'unknown'}); pointed to on the failure queue and passed over`,
     );
   }
 
-  async function invoke(records: readonly _Record[]): Promise<Outcome> {
+  /**
+   * One attempt at a batch: filtering, converting and invoking. Whatever fails in any of these steps
+   * is the batch's failure, retried, bisected and finally set aside like the function's own errors,
+   * so no record can hold the stream still.
+   */
+  async function attempt(records: _Record[]): Promise<Outcome> {
     try {
-      const event: DynamoDBStreamEvent = { Records: records.map((record) => toLambdaRecord(record, options.streamArn, region)) };
-      return interpret(await options.invoke(event), records);
+      const invoked = handedOver(records);
+      if (invoked.length === 0) return { kind: 'success' };
+      const event: DynamoDBStreamEvent = { Records: invoked.map((record) => toLambdaRecord(record, options.streamArn, region)) };
+      return interpret(await options.invoke(event), invoked);
     } catch (error) {
       return { kind: 'error', reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
     }
@@ -224,8 +249,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       if (stopping) return 'stopped';
       const batch = queue[0] as PendingBatch;
       const last = sequenceOf(batch.records[batch.records.length - 1] as _Record);
-      const invoked = handedOver(batch.records);
-      const outcome: Outcome = invoked.length === 0 ? { kind: 'success' } : await invoke(invoked);
+      const outcome = await attempt(batch.records);
       if (outcome.kind === 'success') {
         checkpoints.advance(shardId, last);
         queue.shift();
@@ -321,5 +345,6 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       await loop;
       loop = undefined;
     },
+    recordsSetAside: () => setAside,
   };
 }

@@ -1,6 +1,11 @@
 import type { _Record, AttributeValue as StreamsAttributeValue } from '@aws-sdk/client-dynamodb-streams';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 
+/** A stream record holds an attribute value of a type this code cannot put in Lambda's shape. */
+export class UnconvertibleAttributeError extends Error {
+  override readonly name = 'UnconvertibleAttributeError';
+}
+
 /**
  * Streams API records as Lambda receives them: the SDK decodes binary attributes to bytes and
  * timestamps to Dates, whereas the event carries base64 text and epoch seconds.
@@ -16,7 +21,14 @@ export function toLambdaAttributeValue(value: StreamsAttributeValue): AttributeV
   if (value.NULL !== undefined) return { NULL: value.NULL };
   if (value.SS !== undefined) return { SS: value.SS };
   if (value.NS !== undefined) return { NS: value.NS };
-  throw new Error(`Unknown attribute value type: ${Object.keys(value).join(', ')}`);
+  const members = Object.keys(value);
+  // DynamoDB Local writes an empty map as `{}` in its stream, not `{"M":{}}`; nothing else is empty.
+  if (members.length === 0) return { M: {} };
+  // The SDK's place for a type newer than itself: no shape to give Lambda, so the record fails loudly.
+  const unknown = (value as { $unknown?: [string, unknown] }).$unknown;
+  throw new UnconvertibleAttributeError(
+    unknown ? `Attribute value of a type this SDK does not know: ${unknown[0]}` : `Unknown attribute value type: ${members.join(', ')}`,
+  );
 }
 
 function toLambdaImage(image: Record<string, StreamsAttributeValue>): Record<string, AttributeValue> {

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toLambdaRecord } from '../aws/stream-records';
+import type { FilterableStreamRecord } from './profile-stream-record';
 import type { StreamBatchInfo } from './stream-failure';
 import type { ReadBack, StreamReader } from './stream-replay';
 
@@ -24,9 +25,15 @@ const sequenceOf = (record: _Record): bigint => BigInt(record.dynamodb?.Sequence
  * batch from the oldest record the shard still holds.
  */
 export class DynamoStreamReader implements StreamReader {
+  /**
+   * @param filter the mapping's filter, applied as the mapping applies it: to the record as the
+   * stream holds it, before its images are converted, so a record the detector was never handed
+   * is neither converted nor returned.
+   */
   constructor(
     private readonly streams: DynamoDBStreamsClient,
     private readonly region: string,
+    private readonly filter: (record: FilterableStreamRecord) => boolean = () => true,
   ) {}
 
   async read(batch: StreamBatchInfo): Promise<ReadBack> {
@@ -58,7 +65,7 @@ export class DynamoStreamReader implements StreamReader {
       for (const record of answer.Records ?? []) {
         const sequence = sequenceOf(record);
         if (sequence > last) return records;
-        if (sequence >= first) records.push(toLambdaRecord(record, batch.streamArn, this.region));
+        if (sequence >= first && this.filter(record)) records.push(toLambdaRecord(record, batch.streamArn, this.region));
         if (sequence === last) return records;
       }
       iterator = answer.NextShardIterator;

@@ -19,7 +19,17 @@ export interface StreamFilter {
 
 export const PROFILE_CHANGE_FILTER: StreamFilter = { eventNames: ['MODIFY'], key: { attribute: 'sk', equals: PROFILE_SORT_KEY } };
 
-export function matchesStreamFilter(filter: StreamFilter, record: DynamoDBRecord): boolean {
+/**
+ * What a filter reads of a record: its event name and keys, which a Streams API record and a Lambda
+ * event record both carry in this shape. As on AWS, a record is filtered before anything else of it
+ * (its images) is read.
+ */
+export interface FilterableStreamRecord {
+  readonly eventName?: string;
+  readonly dynamodb?: { readonly Keys?: Record<string, { readonly S?: string }> };
+}
+
+export function matchesStreamFilter(filter: StreamFilter, record: FilterableStreamRecord): boolean {
   const key = record.dynamodb?.Keys?.[filter.key.attribute]?.S;
   return (filter.eventNames as readonly string[]).includes(record.eventName ?? '') && key === filter.key.equals;
 }

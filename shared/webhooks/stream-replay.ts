@@ -15,6 +15,7 @@ export interface ReadBack {
 }
 
 export interface StreamReader {
+  /** The records of the batch the mapping's filter handed over, and only those. */
   read(batch: StreamBatchInfo): Promise<ReadBack>;
 }
 
@@ -40,14 +41,12 @@ export class StreamReplay {
       readonly reader: StreamReader;
       /** The detector's own step for one record: the events it queued for fan-out. */
       readonly detect: (record: DynamoDBRecord) => Promise<number>;
-      /** The mapping's filter: records it would not have handed the detector are not replayed either. */
-      readonly filter: (record: DynamoDBRecord) => boolean;
     },
   ) {}
 
   async replay(batch: StreamBatchInfo): Promise<ReplayResult> {
     const read = await this.deps.reader.read(batch);
-    const records = read.records.filter(this.deps.filter);
+    const { records } = read;
     let events = 0;
     // In stream order, one at a time: the order the detector keeps for a company's versions.
     for (const record of records) events += await this.deps.detect(record);

@@ -216,6 +216,37 @@ describe('local DynamoDB Streams event source mapping', () => {
     expect(read.records.map(pkOf)).toEqual(['GB#poison']);
   });
 
+  it("sets aside a record its own steps cannot handle, as it does the function's errors: retried, bisected, logged at ERROR, counted, passed over", async () => {
+    const stream = await streamFixture();
+    await stream.put('GB#1');
+    await stream.put('GB#poison');
+    await stream.put('GB#2');
+    const handed: string[] = [];
+    const pointers: StreamFailurePointer[] = [];
+    const logged: string[] = [];
+    const poller = stream.poller(async (event) => void handed.push(...event.Records.map((record) => pkOf(record) as string)), {
+      maxRetryAttempts: 1,
+      bisectBatchOnFunctionError: true,
+      // A step before the function fails on one record, as a conversion or filter error would.
+      filter: (record) => {
+        if (record.dynamodb?.Keys?.pk?.S === 'GB#poison') throw new Error('cannot read this record');
+        return true;
+      },
+      sendFailure: async (pointer) => void pointers.push(pointer),
+      log: (line) => logged.push(line),
+    });
+    poller.start();
+
+    await vi.waitFor(() => expect(pointers).toHaveLength(1));
+    await stream.put('GB#after');
+    await vi.waitFor(() => expect(handed).toContain('GB#after'));
+    expect(handed).toEqual(['GB#1', 'GB#2', 'GB#after']);
+    const { startSequenceNumber } = (pointers[0] as StreamFailurePointer).DDBStreamBatchInfo;
+    expect(logged.filter((line) => line.startsWith('ERROR'))).toEqual([expect.stringContaining(startSequenceNumber)]);
+    expect(logged.some((line) => line.includes('polling failed'))).toBe(false);
+    expect(poller.recordsSetAside()).toBe(1);
+  });
+
   it("names in a pointer only the records the function was handed, as Lambda's filter leaves them, with arrival times to the second", async () => {
     const stream = await streamFixture();
     await stream.put('W#GB#ac#1', 'acme#GB#1');

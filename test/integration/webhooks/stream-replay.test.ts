@@ -29,7 +29,7 @@ const queued: FanoutTask[] = [];
 
 const replayer = (client = streams) =>
   new StreamReplay({
-    reader: new DynamoStreamReader(client, 'eu-west-2'),
+    reader: new DynamoStreamReader(client, 'eu-west-2', (record) => matchesStreamFilter(PROFILE_CHANGE_FILTER, record)),
     detect: (record) =>
       detectRecord(
         new ChangeDetector({
@@ -38,7 +38,6 @@ const replayer = (client = streams) =>
         }),
         record,
       ),
-    filter: (record) => matchesStreamFilter(PROFILE_CHANGE_FILTER, record),
   });
 
 /** What a replay counted, by metric: the alarms read these. */
