@@ -2,6 +2,7 @@ import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
 import { type KeyAction, QUEUE_MAPPING_ACTIONS, type QueueAction, type StreamAction, type TableAction } from '../shared/iam/actions';
 import { deliveriesQueue, fanoutQueue, type QueueDefinition, streamFailuresQueue } from '../shared/queues/queues';
+import { OBJECT_PATTERNS } from '../shared/register/import/object-keys';
 import {
   clientsTable,
   companiesTable,
@@ -15,13 +16,12 @@ import {
   workspaceTable,
 } from '../shared/storage/tables';
 import { PROFILE_CHANGE_FILTER, type StreamFilter } from '../shared/webhooks/profile-stream-record';
-import { OBJECT_PATTERNS } from './operations/register-import/object-keys';
 
 /**
  * Every function of the service, described once. The CDK stack builds the Lambda functions, their
  * least-privilege grants and API routes from this list; the local runtime serves the same routes
  * with the same handler modules and environment variable names, and refuses any call these grants
- * do not allow (infra/local/grants.ts).
+ * do not allow (local/grants.ts).
  */
 export interface TableAccess {
   /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { isStreamName, type StreamName } from '../shared/register/stream/stream-events';
 import { DEFAULT_DELIVERY_PORTS } from '../shared/webhooks/endpoint-url';
-import { isStreamName, type StreamName } from './operations/companies/stream/stream-events';
 
 /** CloudFront reads web ACLs and certificates from this region only, and publishes its metrics there. */
 export const EDGE_REGION = 'us-east-1';

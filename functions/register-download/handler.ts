@@ -1,14 +1,14 @@
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { logger } from '../../shared/observability/logger';
+import { observed } from '../../shared/observability/middleware';
+import { tracer } from '../../shared/observability/tracer';
 import {
   DOWNLOAD_URL_VARIABLE,
   downloadRegister,
   type ImportStarter,
   type RegisterDownloadResult,
   STATE_MACHINE_VARIABLE,
-} from '../../infra/operations/register-import/register-download';
-import { logger } from '../../shared/observability/logger';
-import { observed } from '../../shared/observability/middleware';
-import { tracer } from '../../shared/observability/tracer';
+} from '../../shared/register/import/register-download';
 import { uploadsBucket } from '../register-import/objects';
 
 /** What EventBridge hands a scheduled rule's target; an operator's manual run may send `{}`. */

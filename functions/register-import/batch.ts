@@ -1,7 +1,7 @@
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { type BatchResult, importChunk } from '../../infra/operations/register-import/import-chunk';
-import type { ManifestItem } from '../../infra/operations/register-import/split-upload';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { observed } from '../../shared/observability/middleware';
+import { type BatchResult, importChunk } from '../../shared/register/import/import-chunk';
+import type { ManifestItem } from '../../shared/register/import/split-upload';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { companiesTable, tableName } from '../../shared/storage/tables';
 import { uploadsBucket } from './objects';

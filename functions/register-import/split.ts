@@ -1,5 +1,5 @@
-import { type SplitOutcome, splitUpload } from '../../infra/operations/register-import/split-upload';
 import { observed } from '../../shared/observability/middleware';
+import { type SplitOutcome, splitUpload } from '../../shared/register/import/split-upload';
 import { uploadsBucket } from './objects';
 
 /** Step one of a register import: the upload cut into chunks and the manifest the Distributed Map reads. */

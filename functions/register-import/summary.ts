@@ -1,13 +1,8 @@
-import {
-  type MapRunResults,
-  type SummaryDigest,
-  type SweepResult,
-  writeImportSummary,
-} from '../../infra/operations/register-import/import-summary';
-import type { SplitOutcome } from '../../infra/operations/register-import/split-upload';
 import { logger } from '../../shared/observability/logger';
 import { BusinessMetric, count } from '../../shared/observability/metrics';
 import { observed } from '../../shared/observability/middleware';
+import { type MapRunResults, type SummaryDigest, type SweepResult, writeImportSummary } from '../../shared/register/import/import-summary';
+import type { SplitOutcome } from '../../shared/register/import/split-upload';
 import { uploadsBucket } from './objects';
 
 interface SummaryEvent {

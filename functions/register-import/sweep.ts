@@ -1,6 +1,6 @@
-import { type SweepResult, sweepGoneCompanies } from '../../infra/operations/companies/gone-companies';
 import type { Jurisdiction } from '../../shared/companies/profile';
 import { observed } from '../../shared/observability/middleware';
+import { type SweepResult, sweepGoneCompanies } from '../../shared/register/import/gone-companies';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { companiesTable, tableName } from '../../shared/storage/tables';
 

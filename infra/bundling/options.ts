@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
  * in one place so the benchmark measures the bundles that are deployed.
  */
 export const lambdaBundleAliases: Readonly<Record<string, string>> = {
-  '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
+  '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../../shared/aws/lambda-credentials.ts', import.meta.url)),
 };
 
 /** Some dependencies are CommonJS and call require(); an ES module has no require unless we make one. */

@@ -8,9 +8,9 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { SERVICE_NAME } from '../../shared/observability/service';
+import { UPLOADS_BUCKET_VARIABLE } from '../../shared/register/import/object-keys';
 import { esmRequireBanner, lambdaBundleAliases } from '../bundling/options';
 import type { TableAccess, UploadsGrant } from '../catalogue';
-import { UPLOADS_BUCKET_VARIABLE } from '../operations/register-import/object-keys';
 import type { BureauTable } from './tables';
 
 export interface BureauFunctionProps {

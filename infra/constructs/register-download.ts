@@ -3,7 +3,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { DOWNLOAD_URL_VARIABLE, STATE_MACHINE_VARIABLE } from '../operations/register-import/register-download';
+import { DOWNLOAD_URL_VARIABLE, STATE_MACHINE_VARIABLE } from '../../shared/register/import/register-download';
 import type { BureauFunction } from './bureau-function';
 
 /**

@@ -24,8 +24,8 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 as DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
+import { MAP_RESULTS_PREFIX, OBJECT_PATTERNS, UPLOADS_PREFIX, WORK_PREFIX } from '../../shared/register/import/object-keys';
 import { FUNCTION_DEFAULTS, type FunctionSpec } from '../catalogue';
-import { MAP_RESULTS_PREFIX, OBJECT_PATTERNS, UPLOADS_PREFIX, WORK_PREFIX } from '../operations/register-import/object-keys';
 import type { Alarms } from './alarms';
 import { BureauFunction } from './bureau-function';
 import type { BureauTables } from './tables';

@@ -5,7 +5,7 @@ import { Effect, PolicyStatement, StarPrincipal } from 'aws-cdk-lib/aws-iam';
 import { type CfnSecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { HANDOVER_SECONDS_VARIABLE, STREAM_KEY_SECRET_VARIABLE, STREAMS_VARIABLE } from '../../functions/register-stream/config';
-import type { StreamName } from '../operations/companies/stream/stream-events';
+import type { StreamName } from '../../shared/register/stream/stream-events';
 import type { Alarms } from './alarms';
 import type { BureauFunction } from './bureau-function';
 

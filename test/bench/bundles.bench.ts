@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { esmRequireBanner, lambdaBundleAliases } from '../../infra/bundling/options';
 import { functions } from '../../infra/catalogue';
-import { repositoryRoot } from '../../infra/local/paths';
+import { repositoryRoot } from '../../local/paths';
 import { allQueues } from '../../shared/queues/queues';
 import { allTables } from '../../shared/storage/tables';
 import type { BenchContext } from './support/context';

@@ -1,7 +1,7 @@
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { type ImportRecord, importProfiles } from '../../infra/operations/companies/import';
-import { generateBritishCompanies } from '../../infra/operations/demo/company-generator';
+import { generateBritishCompanies } from '../../demo/company-generator';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import type { ProfileContent } from '../../shared/companies/profile';
+import { type ImportRecord, importProfiles } from '../../shared/register/import/import';
 import { companiesTable } from '../../shared/storage/tables';
 import { batchWriteItems, storedItemsOf } from './support/companies';
 import type { BenchContext } from './support/context';

@@ -3,7 +3,7 @@ import { cpus, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
+import { startDynamoDbLocal } from '../../local/dynamodb-local';
 import { BENCH_SCALES, type BenchModule, type BenchScale, createBenchContext } from './support/context';
 
 /**

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repositoryRoot } from '../../infra/local/paths';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { applyDemoChange } from '../../demo/company-changes';
+import { repositoryRoot } from '../../local/paths';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import type { CompanyProfile } from '../../shared/companies/profile';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { changeEvents } from '../../shared/webhooks/events';

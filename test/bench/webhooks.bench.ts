@@ -6,11 +6,11 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
-import { createSqsClient, startLocalSqs } from '../../infra/local/fauxqs';
-import { ensureQueue } from '../../infra/local/queues';
-import { startLocalRuntime } from '../../infra/local/runtime';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { applyDemoChange } from '../../demo/company-changes';
+import { createSqsClient, startLocalSqs } from '../../local/fauxqs';
+import { ensureQueue } from '../../local/queues';
+import { startLocalRuntime } from '../../local/runtime';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { DynamoClientEventStore } from '../../shared/events/dynamo-client-events';
 import type { DeliveryMessage, FanoutTask } from '../../shared/queues/queues';
 import { JsonQueue } from '../../shared/queues/sqs';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';
 import { useTestRuntime } from '../support/runtime';

@@ -1,9 +1,9 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { applyDemoChange } from '../../demo/company-changes';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createSqsClient } from '../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';

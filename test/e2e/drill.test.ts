@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../infra/cli/main';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
+import { run } from '../../cli/main';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';
 import { useTestRuntime } from '../support/runtime';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { applyDemoChange, type ChangeKind } from '../../infra/operations/demo/company-changes';
+import { applyDemoChange, type ChangeKind } from '../../demo/company-changes';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { eventIdOf } from '../../shared/events/client-events';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { changeEvents, type WebhookEnvelope } from '../../shared/webhooks/events';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { openApiDocument } from '../../shared/openapi/document';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { ApiContract } from '../support/contract';

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { sweepGoneCompanies } from '../../infra/operations/companies/gone-companies';
-import { importProfiles, openImportFile } from '../../infra/operations/companies/import';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import type { CompanyProfile } from '../../shared/companies/profile';
+import { sweepGoneCompanies } from '../../shared/register/import/gone-companies';
+import { importProfiles, openImportFile } from '../../shared/register/import/import';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { useTestRuntime } from '../support/runtime';
 import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { importProfiles, openImportFile } from '../../infra/operations/companies/import';
-import { DynamoStreamCheckpoints } from '../../infra/operations/companies/stream/checkpoints';
-import type { StreamName } from '../../infra/operations/companies/stream/stream-events';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { importProfiles, openImportFile } from '../../shared/register/import/import';
+import { DynamoStreamCheckpoints } from '../../shared/register/stream/checkpoints';
+import type { StreamName } from '../../shared/register/stream/stream-events';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { registerStreamsTable } from '../../shared/storage/tables';
 import { useTestRuntime } from '../support/runtime';

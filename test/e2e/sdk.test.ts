@@ -1,7 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
-import { applyDemoChange } from '../../infra/operations/demo/company-changes';
+import { applyDemoChange } from '../../demo/company-changes';
 import {
   BureauApiError,
   type BureauClient,
@@ -12,6 +11,7 @@ import {
   type WebhookVerificationError,
 } from '../../packages/client/src/index';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { profileContent } from '../support/profile-fixture';
 import { type ClientCredentials, useTestRuntime } from '../support/runtime';

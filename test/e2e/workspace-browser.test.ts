@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../infra/operations/companies/dynamo-company-store';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { axeViolations, fitsWidth, launchChromium, screenshot } from '../support/browser';
 import { profileContent } from '../support/profile-fixture';

@@ -4,7 +4,7 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { lambdaBundleAliases } from '../../infra/bundling/options';
 import { functions, registerImportFunctions } from '../../infra/catalogue';
-import { repositoryRoot } from '../../infra/local/paths';
+import { repositoryRoot } from '../../local/paths';
 
 /** A deployed function runs only its own code: nothing of the local runtime, the CLI or operator tools. */
 const NOT_DEPLOYED = /^infra\//;

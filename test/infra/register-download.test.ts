@@ -5,9 +5,9 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerImportFunctions } from '../../infra/catalogue';
 import { CRO_IMPORT_SCHEDULE } from '../../infra/constructs/register-download';
-import { DOWNLOAD_URL_VARIABLE, STATE_MACHINE_VARIABLE } from '../../infra/operations/register-import/register-download';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { DEFAULT_REGISTER_FEEDS } from '../../infra/stage-settings';
+import { DOWNLOAD_URL_VARIABLE, STATE_MACHINE_VARIABLE } from '../../shared/register/import/register-download';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape

@@ -4,9 +4,9 @@ import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Alarms } from '../../infra/constructs/alarms';
-import { STREAM_NAMES } from '../../infra/operations/companies/stream/stream-events';
 import { BureauStack } from '../../infra/stack';
 import { allQueues } from '../../shared/queues/queues';
+import { STREAM_NAMES } from '../../shared/register/stream/stream-events';
 import { allTables } from '../../shared/storage/tables';
 import { TEST_WEB_ACL } from '../support/web-acl';
 

@@ -5,10 +5,10 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerImportFunctions } from '../../infra/catalogue';
-import { localGrants } from '../../infra/local/function-environment';
-import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE } from '../../infra/local/grants';
-import { type RegisterStreamEmulator, startRegisterStreamEmulator } from '../../infra/local/register-stream-emulator';
-import type { ConsumeResult } from '../../infra/operations/companies/stream/consumer';
+import { localGrants } from '../../local/function-environment';
+import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE } from '../../local/grants';
+import { type RegisterStreamEmulator, startRegisterStreamEmulator } from '../../local/register-stream-emulator';
+import type { ConsumeResult } from '../../shared/register/stream/consumer';
 import { companiesTable, registerStreamsTable } from '../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../support/dynamo';
 import { FakeSecretsManager } from '../support/fake-secrets-manager';
@@ -33,7 +33,7 @@ type Handler = (event: { stream?: string }, context: Context) => Promise<Consume
 async function coldStart(): Promise<Handler> {
   vi.resetModules();
   const { onAwsClientCreated } = await import('../../shared/aws/client-hooks');
-  const { localGrantHook } = await import('../../infra/local/grants');
+  const { localGrantHook } = await import('../../local/grants');
   const hook = localGrantHook(process.env);
   if (!hook) throw new Error('no grants to enforce');
   onAwsClientCreated(hook);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { repositoryRoot } from '../../infra/local/paths';
+import { repositoryRoot } from '../../local/paths';
 
 /**
  * Debian's Chromium, driven by playwright-core (Playwright's own browser download is not used).

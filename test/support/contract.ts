@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { HttpExchange } from '../../infra/local/http-server';
+import type { HttpExchange } from '../../local/http-server';
 import { openApiDocument } from '../../shared/openapi/document';
 import { WORKSPACE_PATH } from '../../shared/workspace/site-headers';
 

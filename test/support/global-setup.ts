@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
-import { ensureWorkspaceBuilt } from '../../infra/local/workspace-build';
+import { startDynamoDbLocal } from '../../local/dynamodb-local';
+import { ensureWorkspaceBuilt } from '../../local/workspace-build';
 
 /**
  * One in-memory DynamoDB Local for the whole run (each test file makes its own uniquely named tables),

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { HttpExchange } from '../../infra/local/http-server';
-import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime';
+import type { HttpExchange } from '../../local/http-server';
+import { type LocalRuntime, startLocalRuntime } from '../../local/runtime';
 import { BureauApiError, requestToken } from '../../packages/client/src/index';
 import { ApiContract, describeViolations } from './contract';
 

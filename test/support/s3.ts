@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { startLocalSqs } from '../../infra/local/fauxqs';
-import { UPLOADS_BUCKET_VARIABLE } from '../../infra/operations/register-import/object-keys';
-import { createS3Client, ImportObjects } from '../../infra/operations/register-import/s3-objects';
+import { startLocalSqs } from '../../local/fauxqs';
+import { UPLOADS_BUCKET_VARIABLE } from '../../shared/register/import/object-keys';
+import { createS3Client, ImportObjects } from '../../shared/register/import/s3-objects';
 
 /** A bucket in fauxqs, which serves S3 beside SQS on the same port (path-style, in memory). */
 export interface LocalBucket {

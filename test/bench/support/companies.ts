@@ -1,10 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { addToVocabularyInBulk } from '../../../infra/operations/companies/dynamo-vocabulary';
-import { readRegisterProfiles } from '../../../infra/operations/companies/import';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../demo/company-generator';
+import { readSearchExportProfiles } from '../../../demo/search-export';
 import { contentHashOf, indexedNameOf } from '../../../shared/companies/company-store';
+import { addToVocabularyInBulk } from '../../../shared/companies/dynamo-vocabulary';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import { indexItemsOf, profileKey, searchEntryOf } from '../../../shared/companies/search-index';
 import { BATCH_WRITE_LIMIT, batchWrite } from '../../../shared/storage/batch';
@@ -135,7 +135,7 @@ const LARGE_GB_COUNT = { small: 20_000, full: 200_000, million: 1_000_000 } as c
 async function readGbSample(): Promise<{ profiles: ProfileContent[]; rejectedRows: number }> {
   const profiles: ProfileContent[] = [];
   let rejectedRows = 0;
-  for await (const record of readRegisterProfiles(createReadStream(GB_SAMPLE_CSV))) {
+  for await (const record of readSearchExportProfiles(createReadStream(GB_SAMPLE_CSV))) {
     if (record.profile) profiles.push(record.profile);
     else rejectedRows++;
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureTable } from '../../../infra/operations/storage/create-tables';
+import { ensureTable } from '../../../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { allTables, type TableDefinition } from '../../../shared/storage/tables';
 

@@ -1,4 +1,4 @@
-import { startLocalRuntime } from '../../../infra/local/runtime';
+import { startLocalRuntime } from '../../../local/runtime';
 import type { RuntimeReady, RuntimeRequest } from './runtime-process';
 
 /**

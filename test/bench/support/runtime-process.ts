@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { repositoryRoot } from '../../../infra/local/paths';
+import { repositoryRoot } from '../../../local/paths';
 
 /** What the runtime process says once it serves. */
 export interface RuntimeReady {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ensureLocalSigningKeys, FileKeySetSource } from '../../../infra/local/key-file';
+import { ensureLocalSigningKeys, FileKeySetSource } from '../../../local/key-file';
 
 export interface BenchSigningKeys {
   /** The private key set, as the token function reads it locally. */

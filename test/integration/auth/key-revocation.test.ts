@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { KeyRevocation } from '../../../infra/operations/auth/key-revocation';
+import { KeyRevocation } from '../../../cli/operations/key-revocation';
 import { KeyRotation, RotationError, type RotationStep } from '../../../shared/auth/key-rotation';
 import { PublishedJwksStore } from '../../../shared/auth/published-jwks-store';
 import { SecretsManagerKeySetSource, SecretsManagerKeySetVault } from '../../../shared/auth/secrets-manager-key-sets';

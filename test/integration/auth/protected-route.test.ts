@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { type ProtectedHandler, protectedRoute } from '../../../shared/auth/protect';
 import { RateLimiter } from '../../../shared/auth/rate-limit';
 import type { Principal } from '../../../shared/auth/tokens';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { createProfileEndpoint } from '../../../shared/companies/profile-endpoint';
 import { HttpError } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/responses';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureLocalSigningKeys, FileKeySetSource } from '../../../infra/local/key-file';
+import { ensureLocalSigningKeys, FileKeySetSource } from '../../../local/key-file';
 import { CachedClientLookup } from '../../../shared/auth/client-cache';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { type ProtectionDeps, protectedRoute } from '../../../shared/auth/protect';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Target, TargetFactory } from '../../../infra/cli/context';
-import { run } from '../../../infra/cli/main';
+import type { Target, TargetFactory } from '../../../cli/context';
+import { run } from '../../../cli/main';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { clientsTable, watchesTable, webhooksTable } from '../../../shared/storage/tables';
 import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';

@@ -1,12 +1,12 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Target, TargetFactory } from '../../../infra/cli/context';
-import { run } from '../../../infra/cli/main';
-import { startWebhookListener } from '../../../infra/cli/webhook-listener';
-import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
-import { ensureQueue } from '../../../infra/local/queues';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
+import type { Target, TargetFactory } from '../../../cli/context';
+import { run } from '../../../cli/main';
+import { startWebhookListener } from '../../../cli/webhook-listener';
+import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../local/fauxqs';
+import { ensureQueue } from '../../../local/queues';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable, deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { generateSigningSecret } from '../../../shared/webhooks/subscription';

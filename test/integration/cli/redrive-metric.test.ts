@@ -1,11 +1,11 @@
 import type { PutMetricDataCommandInput } from '@aws-sdk/client-cloudwatch';
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Target } from '../../../infra/cli/context';
-import { run } from '../../../infra/cli/main';
-import type { MetricSender } from '../../../infra/cli/redrive-metric';
-import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
-import { ensureQueue } from '../../../infra/local/queues';
+import type { Target } from '../../../cli/context';
+import { run } from '../../../cli/main';
+import type { MetricSender } from '../../../cli/redrive-metric';
+import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../local/fauxqs';
+import { ensureQueue } from '../../../local/queues';
 import { OperatorMetric } from '../../../shared/observability/metrics';
 import { testSealer } from '../../support/sealer';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Target, TargetFactory } from '../../../infra/cli/context';
-import { run } from '../../../infra/cli/main';
+import type { Target, TargetFactory } from '../../../cli/context';
+import { run } from '../../../cli/main';
 import { webhooksTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { testSealer } from '../../support/sealer';

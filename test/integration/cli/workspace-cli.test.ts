@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Target, TargetFactory } from '../../../infra/cli/context';
-import { run } from '../../../infra/cli/main';
+import type { Target, TargetFactory } from '../../../cli/context';
+import { run } from '../../../cli/main';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { clientsTable, workspaceTable } from '../../../shared/storage/tables';
 import { DynamoWorkspaceStore } from '../../../shared/workspace/dynamo-workspace-store';

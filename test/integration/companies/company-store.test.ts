@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { NAME_END, namePartition } from '../../../shared/companies/search-index';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import type { Principal } from '../../../shared/auth/tokens';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { createProfileEndpoint } from '../../../shared/companies/profile-endpoint';
 import { createSearchEndpoint } from '../../../shared/companies/search-endpoint';
 import { HttpError } from '../../../shared/http/errors';

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
+import { demoImportReaders } from '../../../demo/search-export';
+import { type CompanyStore, isDraft, type SaveOutcome } from '../../../shared/companies/company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import type { ProfileContent } from '../../../shared/companies/profile';
 import {
   formatOfHead,
   type ImportRecord,
@@ -14,10 +17,8 @@ import {
   openImportFile,
   readNdjsonProfiles,
   UnsupportedImportFileError,
-} from '../../../infra/operations/companies/import';
-import { REGISTER_COLUMNS } from '../../../infra/operations/companies/register-csv';
-import { type CompanyStore, isDraft, type SaveOutcome } from '../../../shared/companies/company-store';
-import type { ProfileContent } from '../../../shared/companies/profile';
+} from '../../../shared/register/import/import';
+import { REGISTER_COLUMNS } from '../../../shared/register/register-csv';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
@@ -103,11 +104,21 @@ describe('importProfiles into DynamoDB Local', () => {
     expect((await store.get('GB', '13000029'))?.version).toBe(1);
   });
 
-  it('imports register CSV rows through the register reader, rejecting rows it cannot read', async () => {
+  it('refuses a search export file, naming its layout, where no demo reader is given (a deployed import)', async () => {
+    const lines = (await readFile(SAMPLE, 'utf8')).split('\n').slice(0, 3);
+    const path = file('export.csv', lines.join('\n'));
+
+    await expect(openImportFile(path)).rejects.toThrow(/search export layout/);
+  });
+
+  it('imports search export rows with demo blocks where the demo reader is given, rejecting rows it cannot read', async () => {
     const lines = (await readFile(SAMPLE, 'utf8')).split('\n').slice(0, 41);
     const path = file('register.csv', [...lines, 'BROKEN ROW LTD,not-a-number,Active'].join('\n'));
 
-    const result = await importProfiles((await openImportFile(path)).records, store, { concurrency: 3, batchSize: 10 });
+    const result = await importProfiles((await openImportFile(path, {}, demoImportReaders)).records, store, {
+      concurrency: 3,
+      batchSize: 10,
+    });
 
     expect(result).toMatchObject({ read: 41, created: 40, rejected: 1 });
     expect(result.errors[0]?.line).toBe(42);

@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
-import { importProfiles, readRegisterProfiles } from '../../../infra/operations/companies/import';
+import { readSearchExportProfiles } from '../../../demo/search-export';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { normalizeName } from '../../../shared/companies/names';
 import type { ProfileContent } from '../../../shared/companies/profile';
 import { type SearchItem, searchCompanies } from '../../../shared/companies/search';
+import { importProfiles } from '../../../shared/register/import/import';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
 import { MemoryNameIndex } from '../../support/memory-name-index';
@@ -28,7 +29,7 @@ let wholeFile: MemoryNameIndex;
 
 beforeAll(async () => {
   profiles = [];
-  for await (const record of readRegisterProfiles(createReadStream(SAMPLE))) if (record.profile) profiles.push(record.profile);
+  for await (const record of readSearchExportProfiles(createReadStream(SAMPLE))) if (record.profile) profiles.push(record.profile);
   wholeFile = new MemoryNameIndex(profiles);
 });
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readRegisterProfiles } from '../../../infra/operations/companies/import';
+import { readSearchExportProfiles } from '../../../demo/search-export';
 import { foldName, normalizeName } from '../../../shared/companies/names';
 import type { ProfileContent } from '../../../shared/companies/profile';
 import { searchCompanies } from '../../../shared/companies/search';
@@ -24,7 +24,7 @@ let index: MemoryNameIndex;
 
 beforeAll(async () => {
   profiles = [];
-  for await (const record of readRegisterProfiles(createReadStream(SAMPLE))) if (record.profile) profiles.push(record.profile);
+  for await (const record of readSearchExportProfiles(createReadStream(SAMPLE))) if (record.profile) profiles.push(record.profile);
   index = new MemoryNameIndex(profiles);
 });
 

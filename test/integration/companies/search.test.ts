@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import type { Jurisdiction, ProfileContent } from '../../../shared/companies/profile';
 import { InvalidCursorError, type SearchItem, searchCompanies, UnsearchableQueryError } from '../../../shared/companies/search';
 import { companiesTable } from '../../../shared/storage/tables';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { searchCompanies } from '../../../shared/companies/search';
 import { variantsOf } from '../../../shared/companies/vocabulary';
 import { companiesTable } from '../../../shared/storage/tables';

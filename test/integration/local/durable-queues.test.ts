@@ -11,8 +11,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
-import { ensureQueue } from '../../../infra/local/queues';
+import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../local/fauxqs';
+import { ensureQueue } from '../../../local/queues';
 
 const spec = { name: 'work', visibilityTimeoutSeconds: 1, dlq: { name: 'work-dlq', maxReceiveCount: 2 } };
 const HOUR_MS = 3600 * 1000;

@@ -11,10 +11,10 @@ import {
   freePort,
   startDynamoDbLocal,
   startSupervisedDynamoDbLocal,
-} from '../../../infra/local/dynamodb-local';
-import { recordEngine } from '../../../infra/local/engine-pidfile';
-import { rideOutEngineRestarts } from '../../../infra/local/engine-restarts';
-import { repositoryRoot } from '../../../infra/local/paths';
+} from '../../../local/dynamodb-local';
+import { recordEngine } from '../../../local/engine-pidfile';
+import { rideOutEngineRestarts } from '../../../local/engine-restarts';
+import { repositoryRoot } from '../../../local/paths';
 import { engineRunningOn } from '../../support/engine';
 
 const folders: string[] = [];

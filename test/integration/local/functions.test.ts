@@ -2,8 +2,8 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { functionBundle } from '../../../infra/local/function-bundle';
-import { FunctionThrottledError, LocalFunction } from '../../../infra/local/functions';
+import { functionBundle } from '../../../local/function-bundle';
+import { FunctionThrottledError, LocalFunction } from '../../../local/functions';
 
 const entry = join(import.meta.dirname, 'fixtures/environment-handler.ts');
 const started: LocalFunction[] = [];

@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalFunction } from '../../../infra/local/functions';
-import { type RunningHttpServer, startHttpServer } from '../../../infra/local/http-server';
+import { LocalFunction } from '../../../local/functions';
+import { type RunningHttpServer, startHttpServer } from '../../../local/http-server';
 
 const echo = new LocalFunction({ functionName: 'bureau-echo', entry: join(import.meta.dirname, 'fixtures/echo-handler.ts') });
 const slowEcho = new LocalFunction({

@@ -15,8 +15,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../../infra/catalogue';
-import { localGrants } from '../../../infra/local/function-environment';
-import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants, type LoggedCall, withLocalGrants } from '../../../infra/local/grants';
+import { localGrants } from '../../../local/function-environment';
+import { CALL_LOG_VARIABLE, LOCAL_GRANTS_VARIABLE, type LocalGrants, type LoggedCall, withLocalGrants } from '../../../local/grants';
 import { createSqsClient } from '../../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
 import { createTestTables, type TestTables } from '../../support/dynamo';

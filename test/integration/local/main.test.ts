@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repositoryRoot } from '../../../infra/local/paths';
+import { repositoryRoot } from '../../../local/paths';
 import { engineRunningOn } from '../../support/engine';
 
 interface Started {
@@ -30,7 +30,7 @@ afterEach(async () => {
 
 /** Runs `npm start`'s entry point the way npm does (tsx), without npm's own process in between. */
 function start(args: string[], env: NodeJS.ProcessEnv): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts', ...args], {
     cwd: repositoryRoot,
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../../infra/local/runtime';
-import { LOCAL_SIGNING_KEY_SECRET_ID } from '../../../infra/local/secrets-manager';
+import type { LocalRuntime } from '../../../local/runtime';
+import { LOCAL_SIGNING_KEY_SECRET_ID } from '../../../local/secrets-manager';
 import { engineRunningOn } from '../../support/engine';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime';
 

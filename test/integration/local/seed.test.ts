@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { type DemoDataset, demoDataset, INDEX_LAYOUT, seedDemoCompanies } from '../../../infra/local/seed';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
+import { type DemoDataset, demoDataset, INDEX_LAYOUT, seedDemoCompanies } from '../../../local/seed';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables } from '../../support/dynamo';
 

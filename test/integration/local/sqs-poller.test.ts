@@ -8,9 +8,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../infra/local/fauxqs';
-import { ensureQueue, type LocalQueueSpec } from '../../../infra/local/queues';
-import { createSqsPoller, type SqsPoller, type SqsPollerOptions } from '../../../infra/local/sqs-poller';
+import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../local/fauxqs';
+import { ensureQueue, type LocalQueueSpec } from '../../../local/queues';
+import { createSqsPoller, type SqsPoller, type SqsPollerOptions } from '../../../local/sqs-poller';
 
 let local: LocalSqs;
 let sqs: SQSClient;

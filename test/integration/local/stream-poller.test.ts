@@ -6,7 +6,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { createStreamPoller, type StreamPoller, type StreamPollerOptions } from '../../../infra/local/stream-poller';
+import { createStreamPoller, type StreamPoller, type StreamPollerOptions } from '../../../local/stream-poller';
 import { companiesTable } from '../../../shared/storage/tables';
 import { DynamoStreamReader } from '../../../shared/webhooks/dynamo-stream-reader';
 import { type StreamBatchInfo, type StreamFailurePointer, streamBatchOf } from '../../../shared/webhooks/stream-failure';

@@ -9,7 +9,7 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createStreamPoller, type StreamPoller } from '../../../infra/local/stream-poller';
+import { createStreamPoller, type StreamPoller } from '../../../local/stream-poller';
 
 /**
  * DynamoDB Local cannot be made to split a shard on demand, so shard lineage is played by a fake

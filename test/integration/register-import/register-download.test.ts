@@ -6,13 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  downloadRegister,
-  httpsGet,
-  type ImportStarter,
-  RegisterDownloadError,
-} from '../../../infra/operations/register-import/register-download';
-import { splitUpload } from '../../../infra/operations/register-import/split-upload';
+import { downloadRegister, httpsGet, type ImportStarter, RegisterDownloadError } from '../../../shared/register/import/register-download';
+import { splitUpload } from '../../../shared/register/import/split-upload';
 import { type LocalBucket, startLocalBucket } from '../../support/s3';
 
 const croFile = readFileSync(new URL('../../fixtures/register/cro-companies-2024-06-01.csv', import.meta.url));

@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
-import { importProfiles, openImportFile } from '../../../infra/operations/companies/import';
-import { createEventApplier } from '../../../infra/operations/companies/stream/apply-events';
-import type { ApplyEvents, StreamEvent, StreamName } from '../../../infra/operations/companies/stream/stream-events';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import type { CompanyProfile } from '../../../shared/companies/profile';
 import { profileKey } from '../../../shared/companies/search-index';
+import { importProfiles, openImportFile } from '../../../shared/register/import/import';
+import { createEventApplier } from '../../../shared/register/stream/apply-events';
+import type { ApplyEvents, StreamEvent, StreamName } from '../../../shared/register/stream/stream-events';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStreamCheckpoints, LeaseLostError } from '../../../infra/operations/companies/stream/checkpoints';
+import { DynamoStreamCheckpoints, LeaseLostError } from '../../../shared/register/stream/checkpoints';
 import { registerStreamsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 

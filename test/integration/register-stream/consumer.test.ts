@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RegisterStreamEmulator, startRegisterStreamEmulator } from '../../../infra/local/register-stream-emulator';
-import { DynamoStreamCheckpoints } from '../../../infra/operations/companies/stream/checkpoints';
-import { type ConsumeStreamOptions, consumeStream } from '../../../infra/operations/companies/stream/consumer';
-import type { ApplyEvents, StreamEvent, StreamName } from '../../../infra/operations/companies/stream/stream-events';
+import { type RegisterStreamEmulator, startRegisterStreamEmulator } from '../../../local/register-stream-emulator';
+import { DynamoStreamCheckpoints } from '../../../shared/register/stream/checkpoints';
+import { type ConsumeStreamOptions, consumeStream } from '../../../shared/register/stream/consumer';
+import type { ApplyEvents, StreamEvent, StreamName } from '../../../shared/register/stream/stream-events';
 import { registerStreamsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 

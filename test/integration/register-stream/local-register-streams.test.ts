@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsPerSecondFrom, startLocalRegisterStreams } from '../../../infra/local/register-stream-consumers';
-import { demoDataset } from '../../../infra/local/seed';
-import { DynamoStreamCheckpoints } from '../../../infra/operations/companies/stream/checkpoints';
-import type { ApplyEvents, StreamEvent } from '../../../infra/operations/companies/stream/stream-events';
-import { STREAM_NAMES } from '../../../infra/operations/companies/stream/stream-events';
-import { ensureTable } from '../../../infra/operations/storage/create-tables';
+import { eventsPerSecondFrom, startLocalRegisterStreams } from '../../../local/register-stream-consumers';
+import { demoDataset } from '../../../local/seed';
+import { DynamoStreamCheckpoints } from '../../../shared/register/stream/checkpoints';
+import type { ApplyEvents, StreamEvent } from '../../../shared/register/stream/stream-events';
+import { STREAM_NAMES } from '../../../shared/register/stream/stream-events';
+import { ensureTable } from '../../../shared/storage/create-tables';
 import { registerStreamsTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RegisterStreamEmulator, startRegisterStreamEmulator } from '../../../infra/local/register-stream-emulator';
-import { parseStreamLine } from '../../../infra/operations/companies/stream/stream-events';
+import { type RegisterStreamEmulator, startRegisterStreamEmulator } from '../../../local/register-stream-emulator';
+import { parseStreamLine } from '../../../shared/register/stream/stream-events';
 import {
   readStream,
   readStreamConnection,
@@ -11,7 +11,7 @@ import {
   StreamIdleError,
   type StreamItem,
   TimepointGoneError,
-} from '../../../infra/operations/companies/stream/stream-reader';
+} from '../../../shared/register/stream/stream-reader';
 
 const KEY = 'test-stream-key';
 const running: RegisterStreamEmulator[] = [];

@@ -1,8 +1,8 @@
 import { DynamoDBStreamsClient, GetShardIteratorCommand, TrimmedDataAccessException } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
-import { applyDemoChange } from '../../../infra/operations/demo/company-changes';
+import { applyDemoChange } from '../../../demo/company-changes';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { BusinessMetric, metrics } from '../../../shared/observability/metrics';
 import type { FanoutTask } from '../../../shared/queues/queues';
 import { companiesTable, watchesTable } from '../../../shared/storage/tables';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCompanyStore } from '../../../infra/operations/companies/dynamo-company-store';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { clientRateKey, RateLimiter } from '../../../shared/auth/rate-limit';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpHandler, HttpResponse } from '../../../shared/http/types';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileKeySetSource } from '../../../infra/local/key-file';
+import { FileKeySetSource } from '../../../local/key-file';
 import { SecretsManagerKeySetSource } from '../../../shared/auth/secrets-manager-key-sets';
 import {
   currentSigningKey,

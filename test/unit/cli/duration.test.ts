@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, InvalidDurationError, parseDuration } from '../../../infra/cli/duration';
+import { formatDuration, InvalidDurationError, parseDuration } from '../../../cli/duration';
 
 describe('parseDuration', () => {
   it.each([

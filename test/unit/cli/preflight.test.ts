@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { GetAccountSettingsCommand, type GetAccountSettingsCommandOutput } from '@aws-sdk/client-lambda';
 import { GetParameterCommand, type GetParameterCommandOutput, ParameterNotFound } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
-import { BOOTSTRAP_VERSION_PARAMETER, concurrencyNeeds, type PreflightClients, total } from '../../../infra/cli/commands/preflight';
-import { run } from '../../../infra/cli/main';
+import { BOOTSTRAP_VERSION_PARAMETER, concurrencyNeeds, type PreflightClients, total } from '../../../cli/commands/preflight';
+import { run } from '../../../cli/main';
 
 /** Stages shaped like infra/stages.json's dev, with what the checks read changed. */
 function stagesFile(): string {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fieldsOf, logicalRecords } from '../../../infra/operations/companies/csv-lines';
+import { fieldsOf, logicalRecords } from '../../../shared/register/csv-lines';
 
 const quotedLine = (fields: readonly string[]) => fields.map((field) => `"${field.replace(/"/g, '""')}"`).join(',');
 const field = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', '-', '/', 'é', '0') });

@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readRegisterProfiles } from '../../../infra/operations/companies/import';
-import { validateProfileContent } from '../../../infra/operations/companies/profile-validation';
-import { COMPANY_TYPES } from '../../../infra/operations/companies/register-csv';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
-import { demoProfile } from '../../../infra/operations/demo/demo-profile';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../demo/company-generator';
+import { demoProfile } from '../../../demo/demo-profile';
+import { readSearchExportProfiles } from '../../../demo/search-export';
 import { BLOCK_NAMES, type ProfileContent, TRADING_STATUSES } from '../../../shared/companies/profile';
+import { validateProfileContent } from '../../../shared/companies/profile-validation';
 import schema from '../../../shared/companies/schema/profile.v1.schema.json' with { type: 'json' };
+import { COMPANY_TYPES } from '../../../shared/register/register-csv';
 
 const valid: ProfileContent = demoProfile({
   jurisdiction: 'GB',
@@ -39,7 +39,9 @@ const errorsOf = (value: unknown): string[] => {
 describe('validateProfileContent accepts what the project produces', () => {
   it('accepts every profile read from the register sample', async () => {
     const rejected: string[] = [];
-    for await (const record of readRegisterProfiles(createReadStream(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url)))) {
+    for await (const record of readSearchExportProfiles(
+      createReadStream(new URL('../../../data/gb-companies-2024-01.csv', import.meta.url)),
+    )) {
       if (record.profile && !validateProfileContent(record.profile).ok) rejected.push(record.profile.companyNumber);
     }
 

@@ -1,16 +1,17 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type ContentRecord, readRegisterProfiles } from '../../../infra/operations/companies/import';
-import { companyTypeCode, tradingStatusCode } from '../../../infra/operations/companies/register-csv';
+import { readSearchExportProfiles } from '../../../demo/search-export';
 import type { ProfileContent } from '../../../shared/companies/profile';
+import type { ContentRecord } from '../../../shared/register/import/import';
+import { companyTypeCode, tradingStatusCode } from '../../../shared/register/register-csv';
 
 const HEADER =
   'company_name,company_number,company_status,company_type,company_subtype,dissolution_date,incorporation_date,removed_date,registered_date,nature_of_business,registered_office_address';
 
 async function readAll(stream: Readable): Promise<ContentRecord[]> {
   const records: ContentRecord[] = [];
-  for await (const record of readRegisterProfiles(stream)) records.push(record);
+  for await (const record of readSearchExportProfiles(stream)) records.push(record);
   return records;
 }
 

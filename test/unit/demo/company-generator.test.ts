@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generateBritishCompanies, generateCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
+import { generateBritishCompanies, generateCompanies, generateIrishCompanies } from '../../../demo/company-generator';
 import { normalizeName } from '../../../shared/companies/names';
 import { parseCompanyNumber } from '../../../shared/companies/numbers';
 

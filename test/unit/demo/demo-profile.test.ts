@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths } from '../../../infra/operations/companies/calendar';
-import { generateBritishCompanies, generateIrishCompanies } from '../../../infra/operations/demo/company-generator';
-import { demoProfile, deriveDemoBlocks } from '../../../infra/operations/demo/demo-profile';
-import { seededRandom } from '../../../infra/operations/demo/random';
-import { DEMO_AS_OF, type RegisterFacts } from '../../../infra/operations/demo/register-facts';
+import { generateBritishCompanies, generateIrishCompanies } from '../../../demo/company-generator';
+import { demoProfile, deriveDemoBlocks } from '../../../demo/demo-profile';
+import { seededRandom } from '../../../demo/random';
+import { DEMO_AS_OF, type RegisterFacts } from '../../../demo/register-facts';
+import { addDays, addMonths } from '../../../shared/register/calendar';
 
 const activeCompany: RegisterFacts = {
   jurisdiction: 'GB',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { functions } from '../../../infra/catalogue';
-import { lintOpenApiDocument } from '../../../infra/tools/openapi';
 import profileSchema from '../../../shared/companies/schema/profile.v1.schema.json' with { type: 'json' };
 import { openApiDocument } from '../../../shared/openapi/document';
+import { lintOpenApiDocument } from '../../../tools/openapi';
 import { ApiContract } from '../../support/contract';
 
 type Json = Record<string, unknown>;

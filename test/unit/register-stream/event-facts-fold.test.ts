@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { companiesHouseFacts } from '../../../infra/operations/companies/register/companies-house-bulk';
-import { ColumnRow } from '../../../infra/operations/companies/register/facts-as-of';
-import { registerProfile } from '../../../infra/operations/companies/register/register-profile';
-import { foldEvents } from '../../../infra/operations/companies/stream/apply-events';
-import type { EventFacts } from '../../../infra/operations/companies/stream/event-facts';
+import { companiesHouseFacts } from '../../../shared/register/companies-house-bulk';
+import { ColumnRow } from '../../../shared/register/facts-as-of';
+import { registerProfile } from '../../../shared/register/register-profile';
+import { foldEvents } from '../../../shared/register/stream/apply-events';
+import type { EventFacts } from '../../../shared/register/stream/event-facts';
 
 const SNAPSHOT = '2024-05-01';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { groupAsOf, mergeFacts } from '../../../infra/operations/companies/register/facts-as-of';
-import { asOfInstant, eventFacts } from '../../../infra/operations/companies/stream/event-facts';
-import type { StreamEvent, StreamName } from '../../../infra/operations/companies/stream/stream-events';
+import { groupAsOf, mergeFacts } from '../../../shared/register/facts-as-of';
+import { asOfInstant, eventFacts } from '../../../shared/register/stream/event-facts';
+import type { StreamEvent, StreamName } from '../../../shared/register/stream/stream-events';
 
 const event = (stream: StreamName, resourceUri: string, data: Record<string, unknown>, extra: Partial<StreamEvent> = {}): StreamEvent => ({
   stream,

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { registerTimestamp, type StreamEventBody } from '../../../infra/local/register-stream-emulator';
-import { DemoRegisterActivity, officeOf, readDemoStreamCompanies } from '../../../infra/local/register-stream-publisher';
-import { parseStreamLine, type StreamName } from '../../../infra/operations/companies/stream/stream-events';
+import { registerTimestamp, type StreamEventBody } from '../../../local/register-stream-emulator';
+import { DemoRegisterActivity, officeOf, readDemoStreamCompanies } from '../../../local/register-stream-publisher';
+import { parseStreamLine, type StreamName } from '../../../shared/register/stream/stream-events';
 
 const sample = join(import.meta.dirname, '../../../data/gb-companies-2024-01.csv');
 

@@ -5,7 +5,7 @@ import {
   parseStreamLine,
   publishedAtMillis,
   STREAM_NAMES,
-} from '../../../infra/operations/companies/stream/stream-events';
+} from '../../../shared/register/stream/stream-events';
 
 const line = (overrides: Record<string, unknown> = {}, event: Record<string, unknown> = {}) =>
   JSON.stringify({

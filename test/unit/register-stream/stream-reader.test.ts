@@ -6,7 +6,7 @@ import {
   StreamHttpError,
   StreamIdleError,
   streamUrl,
-} from '../../../infra/operations/companies/stream/stream-reader';
+} from '../../../shared/register/stream/stream-reader';
 
 const chunks = (splitter: LineSplitter, ...parts: string[]) => parts.flatMap((part) => splitter.push(Buffer.from(part)));
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderSdkTypes, SDK_TYPES_PATH } from '../../../infra/tools/write-sdk-types';
+import { renderSdkTypes, SDK_TYPES_PATH } from '../../../tools/write-sdk-types';
 
 describe("the SDK's generated types", () => {
   it('are what the OpenAPI document generates now (npm run sdk:types rewrites them)', async () => {

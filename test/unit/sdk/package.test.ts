@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repositoryRoot } from '../../../infra/local/paths';
+import { repositoryRoot } from '../../../local/paths';
 
 const packageDir = join(repositoryRoot, 'packages/client');
 const sources = (readdirSync(join(packageDir, 'src'), { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));

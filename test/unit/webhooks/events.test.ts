@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changedProfile } from '../../../infra/operations/demo/company-changes';
+import { changedProfile } from '../../../demo/company-changes';
 import type { CompanyProfile, EarlySignal } from '../../../shared/companies/profile';
 import type { FanoutTask } from '../../../shared/queues/queues';
 import { ChangeDetector } from '../../../shared/webhooks/change-detector';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workspaceSite } from '../../../infra/local/static-site';
+import { workspaceSite } from '../../../local/static-site';
 
 const dir = mkdtempSync(join(tmpdir(), 'bureau-site-'));
 mkdirSync(join(dir, 'assets'));

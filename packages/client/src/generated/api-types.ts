@@ -1,6 +1,6 @@
 /**
  * The Bureau API's request and response bodies, generated from its OpenAPI document's
- * components.schemas by infra/tools/write-sdk-types.ts (npm run sdk:types). Do not edit by hand.
+ * components.schemas by tools/write-sdk-types.ts (npm run sdk:types). Do not edit by hand.
  */
 
 /**

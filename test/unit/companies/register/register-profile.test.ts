@@ -1,14 +1,14 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { goneProfile } from '../../../../infra/operations/companies/gone-companies';
-import { changeKindsOf } from '../../../../infra/operations/companies/import';
-import { validateProfileContent } from '../../../../infra/operations/companies/profile-validation';
-import { LaterSnapshotStoredError, registerProfile } from '../../../../infra/operations/companies/register/register-profile';
-import type { SnapshotFacts } from '../../../../infra/operations/companies/register/snapshot-facts';
-import { readSnapshot } from '../../../../infra/operations/companies/register/snapshot-reader';
-import { BULK_HEADER, type BulkCompany, bulkRow } from '../../../../infra/tools/register-files';
 import type { CompanyProfile, ProfileContent } from '../../../../shared/companies/profile';
+import { validateProfileContent } from '../../../../shared/companies/profile-validation';
+import { goneProfile } from '../../../../shared/register/import/gone-companies';
+import { changeKindsOf } from '../../../../shared/register/import/import';
+import { LaterSnapshotStoredError, registerProfile } from '../../../../shared/register/register-profile';
+import type { SnapshotFacts } from '../../../../shared/register/snapshot-facts';
+import { readSnapshot } from '../../../../shared/register/snapshot-reader';
+import { BULK_HEADER, type BulkCompany, bulkRow } from '../../../../tools/register-files';
 
 const fixture = (name: string) => new URL(`../../../fixtures/register/${name}`, import.meta.url);
 

@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readSnapshot, type SnapshotRecord, UnreadableHeaderError } from '../../../../infra/operations/companies/register/snapshot-reader';
-import { BULK_HEADER, bulkRow, CRO_HEADER, croRow, sampleAsBulkRows } from '../../../../infra/tools/register-files';
+import { readSnapshot, type SnapshotRecord, UnreadableHeaderError } from '../../../../shared/register/snapshot-reader';
+import { BULK_HEADER, bulkRow, CRO_HEADER, croRow, sampleAsBulkRows } from '../../../../tools/register-files';
 
 const fixture = (name: string) => new URL(`../../../fixtures/register/${name}`, import.meta.url);
 

@@ -1,0 +1,88 @@
+import type { FilingBehaviour, RiskOfFailure } from '../../companies/profile';
+import { daysBetween } from '../calendar';
+import { isReceiverOnCharge } from '../companies-house-bulk';
+import type { SnapshotFacts } from '../snapshot-facts';
+import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed } from '../statuses';
+import { daysOverdue } from './filing-behaviour';
+import { BLOCK_COLUMNS, provenanceOf } from './provenance';
+
+/** Points of the scorecard, summed from a base; see RISK_RULE and docs/profile.md. */
+export const RISK_POINTS = {
+  base: 10,
+  strikeOffProposed: 45,
+  receiverOnCharge: 30,
+  accountsOverdue: 20,
+  accountsOverdueOver90Days: 10,
+  statementOverdue: 10,
+  perLateFiling: 5,
+  lateFilingsCap: 15,
+  underOneYear: 10,
+  oneToThreeYears: 5,
+  dormant: 5,
+  /** A live company never reaches Severe on these facts alone: Severe means failed or failing. */
+  liveCap: 84,
+  voluntaryArrangement: 75,
+  insolvent: 95,
+  ended: 100,
+} as const;
+
+/** Stated in full in docs/profile.md, under its id. */
+export const RISK_RULE = 'bureau-risk-scorecard-v1';
+
+const levelOf = (score: number): RiskOfFailure['level'] =>
+  score >= 85 ? 'Severe' : score >= 55 ? 'High' : score >= 30 ? 'Moderate' : 'Low';
+
+export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf: string): RiskOfFailure {
+  const status = facts.status;
+  const drivers: { points: number; words: string }[] = [];
+  let score: number;
+  if (ENDED_STATUSES.has(status.status)) {
+    score = RISK_POINTS.ended;
+    drivers.push({ points: score, words: `The company has ended (register status: ${status.registerStatus})` });
+  } else if (INSOLVENT_STATUSES.has(status.status)) {
+    score = RISK_POINTS.insolvent;
+    drivers.push({ points: score, words: `Insolvency proceedings (register status: ${status.registerStatus})` });
+  } else if (status.status === 'voluntary_arrangement') {
+    score = RISK_POINTS.voluntaryArrangement;
+    drivers.push({ points: score, words: 'A voluntary arrangement with creditors is in place' });
+  } else {
+    const add = (points: number, words: string) => drivers.push({ points, words });
+    if (isStrikeOffProposed(status)) add(RISK_POINTS.strikeOffProposed, 'The register proposes to strike the company off');
+    if (isReceiverOnCharge(status.registerStatus)) add(RISK_POINTS.receiverOnCharge, 'A receiver manager holds at least one charge');
+    if (filing.accountsOverdue) {
+      const over90 = daysOverdue(filing, asOf) > 90;
+      add(
+        RISK_POINTS.accountsOverdue + (over90 ? RISK_POINTS.accountsOverdueOver90Days : 0),
+        over90 ? 'Accounts are more than 90 days overdue' : 'Accounts are overdue',
+      );
+    }
+    // Irish accounts are annexed to the annual return: one late filing, counted once, as accounts.
+    if (filing.confirmationStatementOverdue && facts.jurisdiction === 'GB') {
+      add(
+        RISK_POINTS.statementOverdue,
+        facts.jurisdiction === 'GB' ? 'The confirmation statement is overdue' : 'The annual return is overdue',
+      );
+    }
+    if (filing.lateFilingsLast5Years > 0) {
+      add(
+        Math.min(RISK_POINTS.lateFilingsCap, RISK_POINTS.perLateFiling * filing.lateFilingsLast5Years),
+        `${filing.lateFilingsLast5Years} late filing${filing.lateFilingsLast5Years === 1 ? '' : 's'} in the last five years`,
+      );
+    }
+    const ageDays = facts.incorporatedOn ? daysBetween(facts.incorporatedOn, asOf) : Number.POSITIVE_INFINITY;
+    if (ageDays < 365) add(RISK_POINTS.underOneYear, 'Incorporated less than a year ago');
+    else if (ageDays < 3 * 365) add(RISK_POINTS.oneToThreeYears, 'Incorporated less than three years ago');
+    if (status.status === 'dormant') add(RISK_POINTS.dormant, 'Dormant: not trading');
+    score = Math.min(RISK_POINTS.liveCap, RISK_POINTS.base + drivers.reduce((sum, driver) => sum + driver.points, 0));
+  }
+  const words = drivers.sort((a, b) => b.points - a.points).map((driver) => driver.words);
+  return {
+    level: levelOf(score),
+    score,
+    assessedOn: asOf,
+    drivers: words.length > 0 ? words : ['No adverse indicators in the register'],
+    provenance: provenanceOf(facts, asOf, RISK_RULE, BLOCK_COLUMNS.riskOfFailure, {
+      'derived.filingBehaviour.lateFilingsLast5Years': String(filing.lateFilingsLast5Years),
+    }),
+  };
+}
