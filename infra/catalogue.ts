@@ -394,8 +394,8 @@ const profileWrites: TableGrant = {
  * The register's functions: the import's steps, run by its Step Functions state machine
  * (infra/constructs/register-import.ts), and the feeds that bring register changes in on a schedule
  * (infra/constructs/register-download.ts, register-stream.ts). Never a route or an event source, and
- * never the local runtime: they run operator code (the import, the stream consumer) that the CLI runs
- * locally. Granted like the catalogue's functions, and checked the same way.
+ * never the local runtime: they run shared/register code (the import, the stream consumer) that the CLI
+ * and the local runtime run in-process. Granted like the catalogue's functions, and checked the same way.
  */
 export const registerImportFunctions: readonly FunctionSpec[] = [
   {

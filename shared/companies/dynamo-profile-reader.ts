@@ -6,8 +6,8 @@ import { profileKey } from './search-index';
 import { keyText, profileOf, readStoredProfile, type StoredProfile } from './stored-profile';
 
 /**
- * Company profiles in the companies table, as the API serves them: reads only. What writes them
- * (imports, demo changes) is operator code, so no function carries the write path.
+ * Company profiles in the companies table, as the API serves them: reads only. What writes them lives
+ * apart (the register import's and stream's functions, the CLI), so the API's functions carry no write path.
  */
 export class DynamoProfileReader implements Pick<CompanyStore, 'get' | 'getRecord' | 'getMany'> {
   constructor(

@@ -7,8 +7,8 @@ import type { RegisterFacts } from './register-facts';
 
 /**
  * Streaming reader of the Companies House register export (the columns of
- * data/gb-companies-2024-01.csv). Each line becomes a profile of register facts plus derived demo
- * blocks, or an error naming the line: one bad row never stops the file.
+ * data/gb-companies-2024-01.csv). Each line becomes one company's register facts (demo/ derives demo
+ * blocks from them), or an error naming the line: one bad row never stops the file.
  * Records are read line by line (csv-lines.ts): the export has rows that run on into the next.
  */
 
