@@ -382,7 +382,8 @@ function writeReport(context: BenchContext, result: SoakResult): void {
         `| ${row.minute} | ${row.deliveries} | ${row.p50} | ${row.p99} | ${row.apiCalls} | ${row.apiP50} | ${row.apiP99} | ${row.apiErrors} | ${row.rssMb} | ${row.anonMb} | ${row.heapMb} |`,
     ),
   ].join('\n');
-  const docs = join(repositoryRoot, 'docs');
+  // A run's report is its own, not documentation: kept beside other local output, out of git.
+  const docs = join(repositoryRoot, '.bureau', 'bench');
   mkdirSync(join(docs, 'soak'), { recursive: true });
   writeLineChart(join(docs, 'soak', 'deliveries.png'), 'Deliveries received per minute', 'deliveries', [
     { label: 'all endpoints, retries included', colour: '#1f6feb', points: rows.map((row) => [row.minute, row.deliveries]) },
