@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { DeleteTableCommand, type DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { functions } from '../infra/catalogue';
 import { allQueues } from '../shared/queues/queues';
 import { createEventApplier } from '../shared/register/stream/apply-events';
@@ -34,6 +35,13 @@ export interface LocalRuntimeOptions {
   readonly dataDir?: string;
   /** Keep DynamoDB in memory (tests): nothing survives stop(). */
   readonly inMemory?: boolean;
+  /**
+   * A DynamoDB Local already running, to use instead of starting one: a test run shares one engine
+   * among its runtimes. The engine keeps one database for every caller (-sharedDb), so this runtime
+   * names its tables with a prefix of its own and deletes them when it stops; the engine is left
+   * running. Omitted (npm start), the runtime starts, supervises and stops an engine of its own.
+   */
+  readonly sharedDynamoDb?: SharedDynamoDb;
   /** No request log lines and only warnings from the functions' loggers. */
   readonly quiet?: boolean;
   /** Load the demo companies on first start (npm start does; tests load what they need). */
@@ -55,6 +63,12 @@ export interface LocalRuntimeOptions {
    * this process's environment, which the runtime only ever reads.
    */
   readonly environment?: NodeJS.ProcessEnv;
+}
+
+export interface SharedDynamoDb {
+  readonly endpoint: string;
+  /** Put before each table's id: letters, digits, `_`, `-` and `.` only, as DynamoDB allows in a name. */
+  readonly tablePrefix: string;
 }
 
 export interface LocalQueueInfo {
@@ -107,6 +121,18 @@ export class InvalidSettingError extends Error {
 }
 
 const DEFAULT_PORT = 3000;
+const TABLE_PREFIX = /^[A-Za-z0-9_.-]+$/;
+
+/** A shared engine's tables of this runtime, gone with it. */
+async function deleteTables(client: DynamoDBClient, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    try {
+      await client.send(new DeleteTableCommand({ TableName: name }));
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+  }
+}
 
 function portSetting(environment: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = environment[name]?.trim();
@@ -156,6 +182,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   if (running && running.pid !== process.pid) throw new RuntimeAlreadyRunningError(paths.root, running.pid);
   const requestedPort = options.port ?? portSetting(environment, 'PORT') ?? DEFAULT_PORT;
   const dynamoPort = portSetting(environment, 'BUREAU_DYNAMODB_PORT');
+  if (options.sharedDynamoDb && !TABLE_PREFIX.test(options.sharedDynamoDb.tablePrefix))
+    throw new InvalidSettingError(
+      `A table prefix may hold only letters, digits, "_", "-" and ".", got "${options.sharedDynamoDb.tablePrefix}"`,
+    );
   await assertPortFree(requestedPort);
   keepOwnerOnly(paths.root, log);
 
@@ -192,29 +222,36 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
     if (options.quiet && !settings.POWERTOOLS_LOG_LEVEL) settings.POWERTOOLS_LOG_LEVEL = 'WARN';
 
-    const dynamo = await startSupervisedDynamoDbLocal(
-      { workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort, log },
-      {
-        onRestart: ({ ended, restarts, seconds }) =>
-          log(
-            `DynamoDB Local stopped unexpectedly (${ended}); started it again on the same data and port in ${seconds.toFixed(1)} s (restart ${restarts} in the last minute).`,
-          ),
-        onGiveUp: (reason) =>
-          (options.onFatal ?? ((message) => (options.logError ?? console.error)(message, undefined)))(`${reason}. Stopping.`),
-      },
-    );
-    cleanups.push(() => dynamo.stop());
+    let dynamodbEndpoint: string;
+    if (options.sharedDynamoDb) dynamodbEndpoint = options.sharedDynamoDb.endpoint;
+    else {
+      const dynamo = await startSupervisedDynamoDbLocal(
+        { workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort, log },
+        {
+          onRestart: ({ ended, restarts, seconds }) =>
+            log(
+              `DynamoDB Local stopped unexpectedly (${ended}); started it again on the same data and port in ${seconds.toFixed(1)} s (restart ${restarts} in the last minute).`,
+            ),
+          onGiveUp: (reason) =>
+            (options.onFatal ?? ((message) => (options.logError ?? console.error)(message, undefined)))(`${reason}. Stopping.`),
+        },
+      );
+      cleanups.push(() => dynamo.stop());
+      dynamodbEndpoint = dynamo.endpoint;
+    }
 
-    const env: Record<string, string> = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint };
+    const env: Record<string, string> = { ...baseEnv, DYNAMODB_ENDPOINT: dynamodbEndpoint };
     const client = createDynamoClient(env);
     cleanups.push(() => client.destroy());
     const tables: Record<string, string> = {};
     for (const def of allTables) {
-      const name = localTableName(def);
+      const name = options.sharedDynamoDb ? `${options.sharedDynamoDb.tablePrefix}${def.id}` : localTableName(def);
       await ensureTable(client, def, name);
       tables[def.id] = name;
       env[def.envVar] = name;
     }
+    // Run after everything that reads the tables has stopped: a shared engine outlives this runtime, and keeps only what it should.
+    if (options.sharedDynamoDb) cleanups.push(() => deleteTables(client, Object.values(tables)));
 
     // In memory, the queues keep nothing either: a test's runtime starts empty.
     const sqs = await startLocalSqs({ region, ...(options.inMemory ? {} : { journalFile: paths.queueJournal }) });
@@ -240,7 +277,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     cleanups.push(() => secretsManager.stop());
     const kms = await startLocalKms({ keyFile: paths.webhookSecretsKey });
     cleanups.push(() => kms.stop());
-    const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, SQS_ENDPOINT: sqs.endpoint };
+    const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamodbEndpoint, SQS_ENDPOINT: sqs.endpoint };
     const functionEnvironments: Record<string, Record<string, string>> = {};
     const queueUrls = Object.fromEntries(Object.entries(queues).map(([id, queue]) => [id, queue.queueUrl]));
     const targets = new Map<string, LocalFunction>();
@@ -264,7 +301,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       specs: functions,
       targets,
       dynamo: client,
-      dynamodbEndpoint: dynamo.endpoint,
+      dynamodbEndpoint,
       sqs: sqsClient,
       tables,
       queues,
@@ -325,7 +362,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const info: RuntimeInfo = {
       pid: process.pid,
       baseUrl: http.url,
-      dynamodbEndpoint: dynamo.endpoint,
+      dynamodbEndpoint,
       sqsEndpoint: sqs.endpoint,
       tables,
       queues: queueUrls,
@@ -337,7 +374,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     let stopping: Promise<void> | undefined;
     return {
       baseUrl: http.url,
-      dynamodbEndpoint: dynamo.endpoint,
+      dynamodbEndpoint,
       sqsEndpoint: sqs.endpoint,
       tables,
       queues,

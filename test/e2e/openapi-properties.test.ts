@@ -6,6 +6,7 @@ import { openApiDocument } from '../../shared/openapi/document';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { ApiContract } from '../support/contract';
 import { profileContent } from '../support/profile-fixture';
+import { propertyRuns } from '../support/property-runs';
 import { useTestRuntime } from '../support/runtime';
 
 /**
@@ -17,8 +18,7 @@ import { useTestRuntime } from '../support/runtime';
 type Json = Record<string, unknown>;
 const document = openApiDocument as Json & { paths: Record<string, Json>; components: Json };
 const contract = new ApiContract();
-const SEED = 20_261_125;
-const RUNS_PER_OPERATION = 80;
+const runs = propertyRuns(80, 20_261_125);
 
 const bureau = useTestRuntime({ RATE_LIMIT_PER_MINUTE: '1000000' });
 const COMPANY = '18000002';
@@ -279,7 +279,7 @@ describe('requests generated from the OpenAPI document', () => {
             `${routeKey} ${url.pathname.slice(0, 100)}${url.search.slice(0, 200)} ${draft.body?.slice(0, 200) ?? ''}`,
           ).toEqual([]);
         }),
-        { seed: SEED, numRuns: RUNS_PER_OPERATION, endOnFailure: true, examples: [[canonical(path, pathItem, operation, setup)]] },
+        { ...runs, endOnFailure: true, examples: [[canonical(path, pathItem, operation, setup)]] },
       );
     });
   }

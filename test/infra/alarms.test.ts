@@ -16,11 +16,11 @@ import {
   TABLE_THROTTLES_ALARM,
   workQueueMaxAge,
 } from '../../infra/constructs/alarms';
-import { BureauStack } from '../../infra/stack';
+import type { BureauStack } from '../../infra/stack';
 import { allQueues, deliveriesQueue, fanoutQueue, streamFailuresQueue } from '../../shared/queues/queues';
 import { allTables, companiesTable } from '../../shared/storage/tables';
 import { MAX_RETRY_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
-import { TEST_WEB_ACL } from '../support/web-acl';
+import { defaultServiceStack } from '../support/service-stack';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
@@ -249,8 +249,7 @@ describe('the BureauStack alarms', () => {
   let byId: Record<string, Loose>;
   let logicalId: (construct: { node: { defaultChild?: unknown } }) => string;
   beforeAll(() => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    stack = new BureauStack(app, 'Test', { edge: { webAclArn: TEST_WEB_ACL } });
+    stack = defaultServiceStack().stack;
     byId = alarmsOf(stack, stack.alarms);
     logicalId = (construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   });

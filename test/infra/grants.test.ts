@@ -1,5 +1,3 @@
-import { App, type CfnElement } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,12 +7,11 @@ import {
   registerImportFunctions,
   WEBHOOK_SECRETS_ACTIONS,
 } from '../../infra/catalogue';
-import { BureauStack } from '../../infra/stack';
 import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues, streamFailuresQueue } from '../../shared/queues/queues';
 import { allTables } from '../../shared/storage/tables';
-import { TEST_WEB_ACL } from '../support/web-acl';
+import { defaultServiceStack } from '../support/service-stack';
 
 interface Statement {
   Effect: string;
@@ -27,10 +24,7 @@ const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [valu
 
 /** The stack as deployed, without bundling the functions (the role policies are what is read here). */
 function synthesize() {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new BureauStack(app, 'Grants', { edge: { webAclArn: TEST_WEB_ACL } });
-  const template = Template.fromStack(stack);
-  const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const { stack, template, logicalId } = defaultServiceStack();
 
   // Every resource a grant can name, by its CloudFormation reference.
   const resources = new Map<string, string>();

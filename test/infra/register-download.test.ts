@@ -8,15 +8,21 @@ import { CRO_IMPORT_SCHEDULE } from '../../infra/constructs/register-download';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { DEFAULT_REGISTER_FEEDS } from '../../infra/stage-settings';
 import { DOWNLOAD_URL_VARIABLE, STATE_MACHINE_VARIABLE } from '../../shared/register/import/register-download';
+import { defaultServiceStack } from '../support/service-stack';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
 
-function synthesize(settings: BureauStackProps['settings'] = {}) {
+function buildStack(settings: BureauStackProps['settings']) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new BureauStack(app, 'Test', { edge: { webAclArn: TEST_WEB_ACL }, settings });
-  const template = Template.fromStack(stack);
+  return { stack, template: Template.fromStack(stack) };
+}
+
+/** The service stack with these settings; without any, the one the infrastructure tests share. */
+function synthesize(settings?: BureauStackProps['settings']) {
+  const { stack, template } = settings ? buildStack(settings) : defaultServiceStack();
   const resources = template.toJSON().Resources as Record<string, Loose>;
   const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const fn = stack.registerImport.functions.get('registerDownload') as IConstruct & { executionRole: IConstruct };

@@ -1,20 +1,16 @@
-import { App, type CfnElement } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerImportFunctions } from '../../infra/catalogue';
-import { BATCH_CONCURRENCY, UPLOAD_RETENTION_DAYS, WORK_RETENTION_DAYS } from '../../infra/constructs/register-import';
-import { BureauStack } from '../../infra/stack';
-import { TEST_WEB_ACL } from '../support/web-acl';
+import { UPLOAD_RETENTION_DAYS, WORK_RETENTION_DAYS } from '../../infra/constructs/register-import';
+import { BATCH_CONCURRENCY } from '../../infra/register-import-concurrency';
+import { defaultServiceStack } from '../support/service-stack';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
 type Loose = any;
 
 function synthesize() {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new BureauStack(app, 'Test', { edge: { webAclArn: TEST_WEB_ACL } });
-  const template = Template.fromStack(stack);
-  const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  const { stack, template, logicalId } = defaultServiceStack();
   const resources = template.toJSON().Resources as Record<string, Loose>;
   const stateMachine = resources[logicalId(stack.registerImport.stateMachine)];
   // The definition with every token written as its JSON, so it parses as the JSON Step Functions reads.

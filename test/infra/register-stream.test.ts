@@ -3,12 +3,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDOVER_SECONDS_VARIABLE, STREAM_KEY_SECRET_VARIABLE, STREAMS_VARIABLE } from '../../functions/register-stream/config';
 import { registerImportFunctions } from '../../infra/catalogue';
 import { STREAM_HANDOVER, STREAM_SCHEDULE } from '../../infra/constructs/register-stream';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { DEFAULT_REGISTER_FEEDS } from '../../infra/stage-settings';
+import { HANDOVER_SECONDS_VARIABLE, STREAM_KEY_SECRET_VARIABLE, STREAMS_VARIABLE } from '../../shared/register/stream/consumer-config';
 import { companiesTable, registerStreamsTable } from '../../shared/storage/tables';
+import { defaultServiceStack } from '../support/service-stack';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely; the assertions check its shape
@@ -17,10 +18,15 @@ type Loose = any;
 const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 const spec = registerImportFunctions.find((candidate) => candidate.id === 'registerStream');
 
-function synthesize(settings: BureauStackProps['settings'] = {}) {
+function buildStack(settings: BureauStackProps['settings']) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new BureauStack(app, 'Test', { edge: { webAclArn: TEST_WEB_ACL }, settings });
-  const template = Template.fromStack(stack);
+  return { stack, template: Template.fromStack(stack) };
+}
+
+/** The service stack with these settings; without any, the one the infrastructure tests share. */
+function synthesize(settings?: BureauStackProps['settings']) {
+  const { stack, template } = settings ? buildStack(settings) : defaultServiceStack();
   const resources = template.toJSON().Resources as Record<string, Loose>;
   const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const fn = stack.registerImport.functions.get('registerStream') as IConstruct & { executionRole: IConstruct };

@@ -4,11 +4,10 @@ import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Alarms } from '../../infra/constructs/alarms';
-import { BureauStack } from '../../infra/stack';
 import { allQueues } from '../../shared/queues/queues';
 import { STREAM_NAMES } from '../../shared/register/stream/stream-events';
 import { allTables } from '../../shared/storage/tables';
-import { TEST_WEB_ACL } from '../support/web-acl';
+import { defaultServiceStack } from '../support/service-stack';
 
 const OPERATIONS = new URL('../../docs/operations.md', import.meta.url);
 const EDGE_REGION_MARK = '(us-east-1)';
@@ -90,9 +89,8 @@ describe('the alarms runbook in docs/operations.md', () => {
   let kinds: Record<string, readonly string[]>;
 
   beforeAll(() => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new BureauStack(app, 'Bureau', { edge: { webAclArn: TEST_WEB_ACL } });
-    const edgeStack = new Stack(app, 'Edge', { env: { region: 'us-east-1' } });
+    const { stack } = defaultServiceStack();
+    const edgeStack = new Stack(new App(), 'Edge', { env: { region: 'us-east-1' } });
     const edgeAlarms = new Alarms(edgeStack, 'Alarms');
     edgeAlarms.watchDistribution('E2EXAMPLE123');
     edgeAlarms.watchFirewall('Bureau-edge');

@@ -24,6 +24,7 @@ import {
 } from '../../shared/storage/tables';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
 import { REFERENCE_CONTENT_SECURITY_POLICY, WORKSPACE_CONTENT_SECURITY_POLICY } from '../../shared/workspace/site-headers';
+import { defaultServiceStack } from '../support/service-stack';
 import { TEST_WEB_ACL } from '../support/web-acl';
 
 interface Statement {
@@ -39,7 +40,11 @@ const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [valu
 function synthesize(props: Omit<BureauStackProps, 'edge'> & Partial<Pick<BureauStackProps, 'edge'>> = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new BureauStack(app, 'Test', { edge: { webAclArn: TEST_WEB_ACL }, ...props });
-  const template = Template.fromStack(stack);
+  return readerOf(stack, Template.fromStack(stack));
+}
+
+/** A synthesized stack with the lookups the tests below read it by. */
+function readerOf(stack: BureauStack, template: Template) {
   const logicalId = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
   const functionId = (id: string) => logicalId(stack.functions.get(id) as IConstruct);
   const roleId = (id: string) => logicalId(stack.functions.get(id)?.executionRole as IConstruct);
@@ -58,9 +63,10 @@ type Loose = any;
 const grants = (action: string) => (statement: Statement) => asList(statement.Action).includes(action);
 
 describe('BureauStack', () => {
-  let synth: ReturnType<typeof synthesize>;
+  let synth: ReturnType<typeof readerOf>;
   beforeAll(() => {
-    synth = synthesize();
+    const { stack, template } = defaultServiceStack();
+    synth = readerOf(stack, template);
   });
 
   it('builds each table from its shared definition, on demand, recoverable, encrypted and retained', () => {

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { HttpExchange } from '../../local/http-server';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime';
 import { BureauApiError, requestToken } from '../../packages/client/src/index';
@@ -22,11 +23,21 @@ export interface TestRuntime {
   stop(): Promise<void>;
 }
 
+export interface TestRuntimeOptions {
+  /**
+   * Start a DynamoDB Local of the runtime's own, as `npm start` does, instead of using the run's: for
+   * the tests of that engine's life within the runtime (its folder, its table names, its stop).
+   */
+  readonly ownEngine?: boolean;
+}
+
 /**
- * One local runtime for a test file: random port, database in memory, a temporary data folder, and
- * only the environment given (function settings, demo client): nothing of this process's own.
+ * One local runtime for a test file: random port, a temporary data folder, and only the environment
+ * given (function settings, demo client): nothing of this process's own. Its tables live in the
+ * run's DynamoDB Local under a prefix of their own, so files running side by side never meet, and
+ * no file waits for a Java engine to start.
  */
-export async function startTestRuntime(environment: Record<string, string> = {}): Promise<TestRuntime> {
+export async function startTestRuntime(environment: Record<string, string> = {}, options: TestRuntimeOptions = {}): Promise<TestRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bureau-e2e-'));
   // Every answer the API gives a test is checked against its OpenAPI document, so an undocumented
   // status, field or header fails the file that met it.
@@ -37,7 +48,18 @@ export async function startTestRuntime(environment: Record<string, string> = {})
     const problems = contract.check(exchange);
     if (problems.length > 0) violations.push({ exchange, problems });
   };
-  const runtime = await startLocalRuntime({ port: 0, inMemory: true, dataDir, quiet: true, environment, onExchange });
+  const sharedDynamoDb = options.ownEngine
+    ? undefined
+    : { endpoint: inject('dynamodbEndpoint'), tablePrefix: `rt-${randomUUID().slice(0, 8)}-` };
+  const runtime = await startLocalRuntime({
+    port: 0,
+    inMemory: true,
+    dataDir,
+    quiet: true,
+    environment,
+    onExchange,
+    ...(sharedDynamoDb ? { sharedDynamoDb } : {}),
+  });
   const demoClient = { clientId: runtime.demoClient.clientId, clientSecret: runtime.demoClient.clientSecret };
   return {
     baseUrl: runtime.baseUrl,
@@ -67,10 +89,10 @@ export async function startTestRuntime(environment: Record<string, string> = {})
  * Starts the runtime before the file's tests and stops it after them; call at the top level of a
  * test file and read the runtime inside tests: `const bureau = useTestRuntime(); … bureau().baseUrl`.
  */
-export function useTestRuntime(environment: Record<string, string> = {}): () => TestRuntime {
+export function useTestRuntime(environment: Record<string, string> = {}, options: TestRuntimeOptions = {}): () => TestRuntime {
   let started: TestRuntime | undefined;
   beforeAll(async () => {
-    started = await startTestRuntime(environment);
+    started = await startTestRuntime(environment, options);
   });
   afterAll(async () => {
     await started?.stop();

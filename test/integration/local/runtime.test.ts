@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalRuntime } from '../../../local/runtime';
 import { LOCAL_SIGNING_KEY_SECRET_ID } from '../../../local/secrets-manager';
+import { createDynamoClient } from '../../../shared/storage/dynamo';
 import { engineRunningOn } from '../../support/engine';
 import { startTestRuntime, type TestRuntime } from '../../support/runtime';
 
@@ -13,7 +15,11 @@ let runtime: LocalRuntime;
 let dataDir: string;
 
 beforeAll(async () => {
-  testRuntime = await startTestRuntime({ BUREAU_DEMO_CLIENT_ID: demoClientId, BUREAU_DEMO_CLIENT_SECRET: demoClientSecret });
+  // Its own engine, as npm start runs it: these tests read its folder, its table names and its stop.
+  testRuntime = await startTestRuntime(
+    { BUREAU_DEMO_CLIENT_ID: demoClientId, BUREAU_DEMO_CLIENT_SECRET: demoClientSecret },
+    { ownEngine: true },
+  );
   runtime = testRuntime.runtime;
   dataDir = runtime.dataDir;
 });
@@ -112,5 +118,40 @@ describe('local runtime', () => {
     expect(engineRunningOn(runtime.dynamodbEndpoint)).toBe(false);
     expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
     await expect(fetch(`${runtime.baseUrl}/v1/oauth/token`)).rejects.toThrow();
+  });
+});
+
+describe('local runtime on a DynamoDB Local it did not start', () => {
+  it('names its tables with its own prefix and hands them to its functions; on stop it deletes them and leaves the engine running', async () => {
+    const shared = await startTestRuntime();
+    const { runtime: guest } = shared;
+    const client = createDynamoClient({ DYNAMODB_ENDPOINT: guest.dynamodbEndpoint, AWS_REGION: 'eu-west-2' });
+    const exists = (name: string) =>
+      client.send(new DescribeTableCommand({ TableName: name })).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof ResourceNotFoundException) return false;
+          throw error;
+        },
+      );
+    try {
+      const prefix = (guest.tables.clients as string).replace(/clients$/, '');
+      const names = Object.values(guest.tables);
+
+      expect(guest.dynamodbEndpoint).toBe(inject('dynamodbEndpoint'));
+      expect(prefix).toMatch(/^rt-[0-9a-f]{8}-$/);
+      expect(names.filter((name) => !name.startsWith(prefix))).toEqual([]);
+      expect(guest.functionEnvironments.token?.CLIENTS_TABLE).toBe(guest.tables.clients);
+      expect(await Promise.all(names.map(exists))).toEqual(names.map(() => true));
+      expect(await shared.fetchToken()).toEqual(expect.any(String));
+
+      await shared.stop();
+
+      expect(await Promise.all(names.map(exists))).toEqual(names.map(() => false));
+      expect(engineRunningOn(guest.dynamodbEndpoint)).toBe(true);
+    } finally {
+      await shared.stop();
+      client.destroy();
+    }
   });
 });

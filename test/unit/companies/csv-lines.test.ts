@@ -3,6 +3,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, logicalRecords } from '../../../shared/register/csv-lines';
+import { propertyRuns } from '../../support/property-runs';
 
 const quotedLine = (fields: readonly string[]) => fields.map((field) => `"${field.replace(/"/g, '""')}"`).join(',');
 const field = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', '-', '/', 'é', '0') });
@@ -14,7 +15,7 @@ describe('fieldsOf', () => {
         const line = quotedLine(fields);
         expect(fieldsOf(line)).toEqual((parse(line) as string[][])[0]);
       }),
-      { seed: 20_261_125, numRuns: 2000 },
+      propertyRuns(2000, 20_261_125),
     );
   });
 
@@ -61,7 +62,7 @@ describe('logicalRecordBatches', () => {
         for await (const record of logicalRecords(Readable.from(chunks))) records.push(record);
         expect(records).toEqual(whole);
       }),
-      { seed: 25_112_026, numRuns: 300 },
+      propertyRuns(300, 25_112_026),
     );
     expect(whole).toEqual([
       { line: 1, text: 'name,"a"', quotes: 2 },

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { repeatedTopLevelKey, topLevelKeys } from '../../../shared/http/json-object-keys';
+import { propertyRuns } from '../../support/property-runs';
 
 describe('top-level JSON member names', () => {
   it('are read in order, repeats included, skipping nested objects, arrays and string contents', () => {
@@ -62,7 +63,7 @@ describe('repeated top-level names, over generated objects', () => {
           expect(repeatedTopLevelKey(text)).toBe(expected);
         },
       ),
-      { seed: 20261124, numRuns: 400 },
+      propertyRuns(400, 20261124),
     );
   });
 });

@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DeliveryClient } from '../../../shared/webhooks/delivery-client';
 import { checkEndpointUrl, EndpointUrlError, type HostResolver } from '../../../shared/webhooks/endpoint-url';
+import { propertyRuns } from '../../support/property-runs';
 
-/** Seeded: a failure prints its seed and path, and replays the same way. */
-const runs = { seed: 20261125, numRuns: 500 } as const;
+const runs = propertyRuns(500, 20261125);
 
 type Cidr = readonly [base: string, bits: number];
 
@@ -62,8 +62,9 @@ const FULL_WIDTH_DIGITS = '０１２３４５６７８９';
 
 /**
  * Every way a URL host can name one IPv4 address that WHATWG URL (and so the API) reads as that
- * address: dotted with any radix per part, shortened to 3, 2 or 1 parts, a trailing dot,
- * percent-encoded, full-width digits and ideographic dots, and IPv4-mapped IPv6 written out.
+ * address: dotted with any radix per part, shortened to 3, 2 or 1 parts, with or without a trailing
+ * dot, percent-encoded, full-width digits and ideographic dots, and IPv4-mapped IPv6, compressed or
+ * written out, its zeros padded or not, its tail in hex or dotted.
  */
 const spellingOf = (value: number): fc.Arbitrary<string> => {
   const octets = [24, 16, 8, 0].map((shift) => (value >>> shift) & 255);
@@ -72,8 +73,11 @@ const spellingOf = (value: number): fc.Arbitrary<string> => {
   const zeros = fc.nat(3);
   const parts = (values: number[]) =>
     fc
-      .tuple(...values.map((part) => fc.tuple(radix, zeros, fc.boolean()).map(([r, z, upper]) => inRadix(part, r, z, upper))))
-      .map((spelled) => spelled.join('.'));
+      .tuple(
+        fc.tuple(...values.map((part) => fc.tuple(radix, zeros, fc.boolean()).map(([r, z, upper]) => inRadix(part, r, z, upper)))),
+        fc.boolean(),
+      )
+      .map(([spelled, trailingDot]) => `${spelled.join('.')}${trailingDot ? '.' : ''}`);
   const hexPair = (high: number, low: number, pad: boolean, upper: boolean) => {
     const text = (high * 256 + low).toString(16).padStart(pad ? 4 : 1, '0');
     return upper ? text.toUpperCase() : text;
@@ -83,7 +87,6 @@ const spellingOf = (value: number): fc.Arbitrary<string> => {
     parts([a, b, c * 256 + d]),
     parts([a, b * 65_536 + c * 256 + d]),
     parts([value]),
-    fc.constant(`${a}.${b}.${c}.${d}.`),
     fc
       .array(fc.boolean(), { minLength: 15, maxLength: 15 })
       .map((encode) => [...`${a}.${b}.${c}.${d}`].map((char, i) => (encode[i] ? `%${char.charCodeAt(0).toString(16)}` : char)).join('')),
@@ -91,9 +94,13 @@ const spellingOf = (value: number): fc.Arbitrary<string> => {
       .constantFrom('．', '。', '.')
       .map((dot) => octets.map((octet) => [...String(octet)].map((digit) => FULL_WIDTH_DIGITS[Number(digit)]).join('')).join(dot)),
     fc
-      .tuple(fc.boolean(), fc.boolean())
-      .map(([pad, upper]) => `[::${upper ? 'FFFF' : 'ffff'}:${hexPair(a, b, pad, upper)}:${hexPair(c, d, pad, upper)}]`),
-    fc.boolean().map((upper) => `[${upper ? '0:0:0:0:0:FFFF' : '0:0:0:0:0:ffff'}:${a}.${b}.${c}.${d}]`),
+      .record({ compressed: fc.boolean(), pad: fc.boolean(), upper: fc.boolean(), dotted: fc.boolean() })
+      .map(({ compressed, pad, upper, dotted }) => {
+        // Five zero groups, or the :: that stands for them.
+        const head = compressed ? '::' : (pad ? '0000:' : '0:').repeat(5);
+        const tail = dotted ? `${a}.${b}.${c}.${d}` : `${hexPair(a, b, pad, upper)}:${hexPair(c, d, pad, upper)}`;
+        return `[${head}${upper ? 'FFFF' : 'ffff'}:${tail}]`;
+      }),
   );
 };
 
@@ -193,10 +200,15 @@ describe('webhook URL rules, for any spelling of any address', () => {
           // The spelling really names this address: as an IPv4 literal, or as the IPv4-mapped IPv6 that carries it.
           expect([v4Dotted(value), hostOf(`[::ffff:${v4Dotted(value)}]`)]).toContain(parsed.hostname);
           const answer = await verdict(url);
-          if (isForbiddenV4(value)) expect(answer, url).toBe('address_not_public');
-          else if (isPublicV4(value)) expect(answer, url).toBe(`accepted ${parsed.href}`);
           // The connection is vetted again at delivery time, on the URL as stored.
-          if (isForbiddenV4(value)) expect(client.refusal(parsed), url).toMatch(/not a public internet address/);
+          if (isForbiddenV4(value)) {
+            expect(answer, url).toBe('address_not_public');
+            expect(client.refusal(parsed), url).toMatch(/not a public internet address/);
+          } else if (isPublicV4(value)) {
+            expect(answer, url).toBe(`accepted ${parsed.href}`);
+            expect(client.refusal(parsed), url).toBeUndefined();
+            expect(await verdict(`http://${host}${port}/hook`), url).toBe('https_only');
+          }
         },
       ),
       runs,
@@ -229,7 +241,10 @@ describe('webhook URL rules, for any spelling of any address', () => {
   it('judge the host the URL really names, not one hidden in userinfo, behind a backslash or in a fragment', async () => {
     await fc.assert(
       fc.asyncProperty(
-        forbiddenV4.chain(spellingOf),
+        fc.oneof(
+          forbiddenV4.chain(spellingOf),
+          fc.tuple(forbiddenV6, v6Style).map(([value, style]) => `[${v6Text(value, style)}]`),
+        ),
         fc.constantFrom('93.184.215.14', 'hooks.example.com'),
         fc.constantFrom('userinfo', 'backslash', 'fragment'),
         async (hidden, decoy, trick) => {
@@ -299,7 +314,7 @@ describe('webhook URL rules, for any spelling of any address', () => {
           await rebinding.close();
         }
       }),
-      { ...runs, numRuns: 100 },
+      propertyRuns(100, 20261125),
     );
   });
 });

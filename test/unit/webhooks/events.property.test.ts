@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { CompanyProfile, EarlySignal } from '../../../shared/companies/profile';
 import { CHANGE_TRACKED_BLOCKS, changeEvents, DELIVERY_ID, deliveryIdOf } from '../../../shared/webhooks/events';
 import { profileContent } from '../../support/profile-fixture';
+import { propertyRuns } from '../../support/property-runs';
 
-/** Seeded: a failure prints its seed and path, and replays the same way. */
-const runs = { seed: 20261125, numRuns: 300 } as const;
+const runs = propertyRuns(300, 20261125);
 
 type Block = (typeof CHANGE_TRACKED_BLOCKS)[number];
 
@@ -140,6 +140,31 @@ describe('idempotency keys and delivery ids, for any change and subscription', (
           expect(pairs.map(([event, subscription]) => deliveryIdOf(event, subscription))).toEqual(ids);
         },
       ),
+      runs,
+    );
+  });
+
+  it('give another id to a pair whose text runs across the boundary: part of the event key moved into the subscription id, or back', () => {
+    /** Event keys of any text, line breaks included: none may make two pairs share an id. */
+    const eventKey = fc.string({ unit: 'binary', minLength: 1 });
+    const shifted = fc
+      .tuple(eventKey, subscriptionId)
+      .chain(([event, subscription]) =>
+        fc.tuple(
+          fc.constant([event, subscription] as const),
+          fc.constantFrom(
+            [`${event}\n${subscription.slice(0, 3)}`, subscription.slice(3)] as const,
+            [`${event}${subscription.slice(0, 3)}`, subscription.slice(3)] as const,
+            [event.slice(0, -1), `${event.slice(-1)}${subscription}`] as const,
+            [event.slice(0, -1), `${event.slice(-1)}\n${subscription}`] as const,
+          ),
+        ),
+      );
+    fc.assert(
+      fc.property(shifted, ([[event, subscription], [otherEvent, otherSubscription]]) => {
+        fc.pre(event !== otherEvent || subscription !== otherSubscription);
+        expect(deliveryIdOf(otherEvent, otherSubscription)).not.toBe(deliveryIdOf(event, subscription));
+      }),
       runs,
     );
   });

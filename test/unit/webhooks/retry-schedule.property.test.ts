@@ -7,9 +7,9 @@ import {
   retryAfterSeconds,
   retryDelaysFrom,
 } from '../../../shared/webhooks/retry-schedule';
+import { propertyRuns } from '../../support/property-runs';
 
-/** Seeded: a failure prints its seed and path, and replays the same way. */
-const runs = { seed: 20261125, numRuns: 1000 } as const;
+const runs = propertyRuns(1000, 20261125);
 
 /** The default schedule, or any a DELIVERY_RETRY_DELAYS could set. */
 const schedule = fc.oneof(
@@ -52,6 +52,9 @@ describe('the retry schedule, for any schedule, attempt, draw and Retry-After', 
           if (!honoured || retryAfter <= floor) expect(wait).toBeLessThanOrEqual(ceiling);
           if (honoured) expect(wait).toBeGreaterThanOrEqual(Math.min(MAX_RETRY_DELAY_SECONDS, retryAfter));
           if (honoured && retryAfter > ceiling) expect(wait).toBe(Math.min(MAX_RETRY_DELAY_SECONDS, Math.ceil(retryAfter)));
+          // Retry-After only lengthens the wait the same draw gives without it, to exactly what it asks (whole seconds), up to the cap.
+          const jittered = nextRetryDelaySeconds(attempt, { delaysSeconds: delays, random: () => draw }) as number;
+          expect(wait).toBe(honoured ? Math.min(MAX_RETRY_DELAY_SECONDS, Math.max(jittered, Math.ceil(retryAfter))) : jittered);
         },
       ),
       runs,
