@@ -1,12 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { webhookSecretSealer } from '../../shared/crypto/kms-data-keys';
 import { observed } from '../../shared/observability/middleware';
-import { deliveryQueueHandler } from '../../shared/queues/delivery-queue';
 import { deliveriesQueue, queueUrl } from '../../shared/queues/queues';
 import { createSqsClient, SqsRedeliveryQueue } from '../../shared/queues/sqs';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { deliveriesTable, tableName, webhooksTable } from '../../shared/storage/tables';
 import { DeliveryClient } from '../../shared/webhooks/delivery-client';
+import { deliveryQueueHandler } from '../../shared/webhooks/delivery-queue';
 import { DynamoDeliveryLog } from '../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../shared/webhooks/dynamo-subscription-store';
 import { deliveryPortsFrom } from '../../shared/webhooks/endpoint-url';

@@ -163,6 +163,8 @@ export const deliveriesPage = {
       attemptedAt: '2026-11-23T07:13:09.456Z',
       outcome: 'delivered',
       httpStatus: 200,
+      responseBody: '{"received":true}',
+      responseBodyTruncated: false,
       error: null,
       errorMessage: null,
       durationMs: 67,

@@ -3,6 +3,7 @@ import { BLOCK_NAMES, JURISDICTIONS } from '../companies/profile';
 import profileSchema from '../companies/schema/profile.v1.schema.json' with { type: 'json' };
 import { MAX_URL_LENGTH } from '../webhooks/endpoint-url';
 import { TEST_EVENT_TYPE } from '../webhooks/events';
+import { RESPONSE_EXCERPT_BYTES } from '../webhooks/response-excerpt';
 import { SUBSCRIPTION_STATUSES } from '../webhooks/subscription';
 import { MAX_FILTERED_COMPANIES, PROFILE_EVENT_TYPES } from '../webhooks/subscription-filters';
 
@@ -348,6 +349,8 @@ export function componentSchemas(): Record<string, Schema> {
         'attemptedAt',
         'outcome',
         'httpStatus',
+        'responseBody',
+        'responseBodyTruncated',
         'error',
         'errorMessage',
         'durationMs',
@@ -360,14 +363,29 @@ export function componentSchemas(): Record<string, Schema> {
         attempt: { type: 'integer', minimum: 1 },
         attemptedAt: instant,
         outcome: { type: 'string', enum: ['delivered', 'failed', 'dropped'] },
-        httpStatus: { type: ['integer', 'null'] },
+        httpStatus: { type: ['integer', 'null'], description: 'The status the endpoint answered; null when it did not answer.' },
+        responseBody: {
+          type: ['string', 'null'],
+          // Each byte read gives at most one character.
+          maxLength: RESPONSE_EXCERPT_BYTES,
+          description: `The start of the body the endpoint answered, as text: its first ${RESPONSE_EXCERPT_BYTES} bytes decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD). Null when the endpoint did not answer (see \`error\`), and for attempts logged before answers were kept.`,
+        },
+        responseBodyTruncated: {
+          type: ['boolean', 'null'],
+          description:
+            'Whether the answer went on past `responseBody`, or was cut short by the deadline or a reset; null when the endpoint did not answer.',
+        },
         error: {
           type: ['string', 'null'],
           description:
             'A failure without an HTTP status: `timeout`, `connection_refused`, `connection_reset`, `dns_failure`, `address_not_public`, `tls_error`, `url_not_allowed`, `connection_error`.',
         },
         errorMessage: { type: ['string', 'null'] },
-        durationMs: { type: 'integer', minimum: 0 },
+        durationMs: {
+          type: 'integer',
+          minimum: 0,
+          description: 'How long the attempt took, from connecting to reading `responseBody` (or to the failure).',
+        },
         nextAttemptAt: { ...nullable(instant), description: 'When the next attempt is due; null when none will follow.' },
       },
     },

@@ -4,6 +4,7 @@ import { Agent, errors, request } from 'undici';
 import { logger } from '../observability/logger';
 import { DEFAULT_DELIVERY_PORTS, isPublicAddress, literalAddress, portOf } from './endpoint-url';
 import { isLoopbackHost } from './loopback';
+import { type ResponseExcerpt, readExcerpt } from './response-excerpt';
 
 /** Why an attempt got no HTTP answer, as the delivery log names it. */
 export type TransportErrorKind =
@@ -17,14 +18,20 @@ export type TransportErrorKind =
   | 'connection_error';
 
 export type PostResult =
-  | { readonly kind: 'response'; readonly status: number; readonly retryAfter?: string; readonly durationMs: number }
+  | {
+      readonly kind: 'response';
+      readonly status: number;
+      readonly retryAfter?: string;
+      /** The start of the body, for the subscriber's delivery log. */
+      readonly excerpt: ResponseExcerpt;
+      /** From before the connection to the excerpt read. */
+      readonly durationMs: number;
+    }
   | { readonly kind: 'error'; readonly error: TransportErrorKind; readonly message: string; readonly durationMs: number };
 
 export interface DeliveryClientOptions {
   /** Whole attempt, connect to last byte read: Standard Webhooks senders allow about 15 s, we allow 10. */
   readonly timeoutMs?: number;
-  /** Only this much of a response is read; a receiver's reply is not ours to store. */
-  readonly maxResponseBytes?: number;
   /** Local runtime only: also reach loopback receivers, over plain http too, on any port. */
   readonly allowLoopback?: boolean;
   /** Destination ports deliveries may go to; default DEFAULT_DELIVERY_PORTS. */
@@ -97,18 +104,17 @@ function errorKind(error: unknown): TransportErrorKind {
 /**
  * POSTs deliveries the way an untrusted URL deserves: https only (loopback aside, locally), an IP
  * literal or every resolved address public, TLS verified, no redirect followed (a 3xx is an answer
- * like any other non-2xx), the response read up to a cap, and the whole attempt bounded in time.
+ * like any other non-2xx), only the excerpt of the answer read (the connection closed past it), and
+ * the whole attempt bounded in time. The call alone: what its answer means is the sender's to decide.
  */
 export class DeliveryClient {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
-  private readonly maxResponseBytes: number;
   private readonly allowLoopback: boolean;
   private readonly ports: readonly number[];
 
   constructor(options: DeliveryClientOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
     this.allowLoopback = options.allowLoopback ?? false;
     this.ports = options.ports ?? DEFAULT_DELIVERY_PORTS;
     this.agent = new Agent({
@@ -155,12 +161,14 @@ export class DeliveryClient {
         dispatcher: this.agent,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      await response.body.dump({ limit: this.maxResponseBytes }).catch(() => undefined);
+      // The deadline goes on counting while the excerpt is read: a body that trickles is cut off at it.
+      const excerpt = await readExcerpt(response.body);
       const retryAfter = response.headers['retry-after'];
       return {
         kind: 'response',
         status: response.statusCode,
         ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+        excerpt,
         durationMs: elapsed(),
       };
     } catch (error) {

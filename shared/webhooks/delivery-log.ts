@@ -14,6 +14,14 @@ export interface DeliveryAttempt {
   readonly attemptedAt: string;
   readonly outcome: 'delivered' | 'failed' | 'dropped';
   readonly httpStatus?: number;
+  /**
+   * The start of the receiver's answer (response-excerpt.ts), when it answered: at most
+   * MAX_EXCERPT_TEXT_BYTES, so an attempt stays a few KiB, far below DynamoDB's 400 KB item. Never the
+   * request's headers: they carry the signatures.
+   */
+  readonly responseBody?: string;
+  /** The answer went on past responseBody, or was cut short. */
+  readonly responseBodyTruncated?: boolean;
   readonly error?: AttemptError;
   readonly errorMessage?: string;
   readonly durationMs: number;

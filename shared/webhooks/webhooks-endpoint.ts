@@ -50,6 +50,8 @@ export function attemptRepresentationOf(attempt: DeliveryAttempt): DeliveryAttem
     attemptedAt: attempt.attemptedAt,
     outcome: attempt.outcome,
     httpStatus: attempt.httpStatus ?? null,
+    responseBody: attempt.responseBody ?? null,
+    responseBodyTruncated: attempt.responseBodyTruncated ?? null,
     error: attempt.error ?? null,
     errorMessage: attempt.errorMessage ?? null,
     durationMs: attempt.durationMs,

@@ -42,6 +42,10 @@ export interface DeliveryAttemptView {
   readonly attemptedAt: string;
   readonly outcome: 'delivered' | 'failed' | 'dropped';
   readonly httpStatus: number | null;
+  /** The first 2 KiB of the receiver's answer as UTF-8 text; null when it did not answer. */
+  readonly responseBody: string | null;
+  /** Whether the answer went on past responseBody (or was cut short); null when it did not answer. */
+  readonly responseBodyTruncated: boolean | null;
   readonly error: string | null;
   readonly errorMessage: string | null;
   readonly durationMs: number;

@@ -201,6 +201,29 @@ describe('delivery', () => {
     expect((await api(`/v1/webhooks/${subscription.id}`)).body?.failingSince).toBeNull();
   });
 
+  it("shows in the log what the receiver answered: its status, the first 2 KiB of a 5 KiB body marked truncated, and the call's duration", async () => {
+    const subscription = await subscribe('/refusing');
+    const answer = `{"error":"validation_failed","detail":"${'the event type is not one we handle; '.repeat(150)}"}`.slice(0, 5 * 1024);
+    expect(answer).toHaveLength(5 * 1024);
+    receiver.respondWith((delivery) => (delivery.path === '/refusing' ? { status: 500, body: answer } : { status: 200 }));
+    expect((await api(`/v1/webhooks/${subscription.id}/test`, { method: 'POST' })).status).toBe(202);
+    await receiver.waitFor(to('/refusing'));
+
+    // Newest first, and the compressed schedule retries each second: the first attempt is the last item.
+    await expect
+      .poll(async () => (await api(`/v1/webhooks/${subscription.id}/deliveries`)).body?.items.at(-1), { timeout: 10_000 })
+      .toMatchObject({
+        attempt: 1,
+        outcome: 'failed',
+        httpStatus: 500,
+        responseBody: answer.slice(0, 2048),
+        responseBodyTruncated: true,
+        durationMs: expect.any(Number),
+        error: null,
+        nextAttemptAt: expect.any(String),
+      });
+  });
+
   it('keeps a delivery whose schedule is spent dead in the log, off the queue; recovering it delivers it under the same webhook-id', async () => {
     const subscription = await subscribe('/down');
     receiver.respondWith((delivery) => ({ status: delivery.path === '/down' ? 503 : 200 }));

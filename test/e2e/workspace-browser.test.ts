@@ -140,6 +140,27 @@ describe('the workspace in a browser', () => {
     await receiver.waitFor((received) => received.body.includes('"webhook.test"'), 2, 20_000);
   });
 
+  it("shows a failed delivery with the start of its endpoint's answer, folded until asked for, and as text only", async () => {
+    const answer = '<b>Ledger service unavailable</b><script>window.answerRan = true</script>';
+    receiver.respondWith(() => ({ status: 500, body: answer }));
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const failed = page.locator('.attempt.failed').filter({ hasText: 'webhook.test' }).first();
+    await failed.waitFor({ timeout: 20_000 });
+    receiver.respondWith(() => ({ status: 200 }));
+    const excerpt = failed.locator('details.answer pre');
+    expect(await excerpt.isVisible(), 'folded at first').toBe(false);
+    await failed.locator('dd', { hasText: /^500$/ }).waitFor();
+    await failed.locator('dd', { hasText: /^\d+ ms$/ }).waitFor();
+
+    await failed.getByText('Answer body').click();
+
+    await excerpt.waitFor();
+    expect(await excerpt.textContent()).toBe(answer);
+    expect(await failed.locator('details.answer b, details.answer script').count(), 'no markup of the answer in the page').toBe(0);
+    expect(await page.evaluate('window.answerRan')).toBeUndefined();
+    await checkPage('deliveries-failed');
+  });
+
   it('rotates the secret and shows how long the previous one keeps signing', async () => {
     const before = await page.locator('code.secret').textContent();
     await page.getByRole('button', { name: 'Rotate secret' }).click();

@@ -15,6 +15,8 @@ export interface ReceiverAnswer {
   readonly headers?: Record<string, string>;
   /** Hold the answer this long. */
   readonly delayMs?: number;
+  /** What the answer's body says; default "ok". */
+  readonly body?: string | Uint8Array;
 }
 
 export type Responder = (delivery: ReceivedDelivery, index: number) => ReceiverAnswer;
@@ -55,7 +57,7 @@ export async function startWebhookReceiver(options: { tls?: { key: string; cert:
       const reply = () => {
         if (response.destroyed) return;
         response.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-        response.end('ok');
+        response.end(answer.body ?? 'ok');
       };
       if (answer.delayMs) setTimeout(reply, answer.delayMs);
       else reply();

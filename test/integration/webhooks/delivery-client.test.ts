@@ -132,6 +132,39 @@ describe('the delivery HTTP client', () => {
     expect(slow.durationMs).toBeLessThan(2000);
   });
 
+  it("keeps the start of the receiver's answer with its status and the time the call took, marked when it went on", async () => {
+    const local = client({ allowLoopback: true });
+    const fiveKiB = `{"error":"${'e'.repeat(5 * 1024)}"}`;
+    plain.respondWith(
+      (delivery): ReceiverAnswer =>
+        delivery.path === '/long'
+          ? { status: 500, body: fiveKiB, delayMs: 30 }
+          : delivery.path === '/binary'
+            ? { status: 400, body: Uint8Array.from([0x6e, 0x6f, 0xff, 0xc3, 0x28, 0x21]) }
+            : delivery.path === '/empty'
+              ? { status: 204 }
+              : { status: 422, body: '{"error":"unknown event type"}' },
+    );
+
+    const long = await post(local, `${plain.url}/long`);
+    expect(long).toEqual({
+      kind: 'response',
+      status: 500,
+      excerpt: { text: fiveKiB.slice(0, 2048), truncated: true },
+      durationMs: expect.any(Number),
+    });
+    expect(long.durationMs).toBeGreaterThanOrEqual(30);
+    expect(await post(local, `${plain.url}/short`)).toMatchObject({
+      status: 422,
+      excerpt: { text: '{"error":"unknown event type"}', truncated: false },
+    });
+    expect(await post(local, `${plain.url}/binary`)).toMatchObject({
+      status: 400,
+      excerpt: { text: 'no\uFFFD\uFFFD(!', truncated: false },
+    });
+    expect(await post(local, `${plain.url}/empty`)).toMatchObject({ status: 204, excerpt: { text: '', truncated: false } });
+  });
+
   it('reads only the start of a large answer and reports a refused connection', async () => {
     const big: Server = createServer((_request, response) => {
       response.writeHead(200);
@@ -142,7 +175,11 @@ describe('the delivery HTTP client', () => {
     await new Promise<void>((resolve) => big.listen(0, '127.0.0.1', resolve));
     const { port } = big.address() as AddressInfo;
     const local = client({ allowLoopback: true });
-    expect(await post(local, `http://127.0.0.1:${port}/hook`)).toMatchObject({ kind: 'response', status: 200 });
+    expect(await post(local, `http://127.0.0.1:${port}/hook`)).toMatchObject({
+      kind: 'response',
+      status: 200,
+      excerpt: { text: 'x'.repeat(2048), truncated: true },
+    });
     big.closeAllConnections();
     await new Promise((resolve) => big.close(resolve));
     expect(await post(local, `http://127.0.0.1:${port}/hook`)).toMatchObject({ kind: 'error', error: 'connection_refused' });

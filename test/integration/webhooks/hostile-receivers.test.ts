@@ -159,7 +159,11 @@ describe('a delivery to a receiver that misbehaves', () => {
       const before = held();
       const { outcome, elapsedMs, logged } = await deliverTo(path);
       const grown = held() - before;
-      expect(outcome).toMatchObject({ kind: 'delivered', attempt: { httpStatus: 200 } });
+      // The log keeps its first 2 KiB, marked as the start of something longer.
+      expect(outcome).toMatchObject({
+        kind: 'delivered',
+        attempt: { httpStatus: 200, responseBody: 'x'.repeat(2048), responseBodyTruncated: true },
+      });
       expect(attemptOf(outcome)?.durationMs).toBeLessThan(TIMEOUT_MS / 2);
       expect(elapsedMs).toBeLessThan(TIMEOUT_MS);
       expect(grown).toBeLessThan(16 * MIB);
@@ -172,7 +176,10 @@ describe('a delivery to a receiver that misbehaves', () => {
 
   it('takes the status and stops reading at the deadline when the body trickles in a byte at a time', async () => {
     const { outcome, elapsedMs } = await deliverTo('/trickle');
-    expect(outcome).toMatchObject({ kind: 'delivered', attempt: { httpStatus: 200 } });
+    expect(outcome).toMatchObject({
+      kind: 'delivered',
+      attempt: { httpStatus: 200, responseBody: expect.stringMatching(/^x+$/), responseBodyTruncated: true },
+    });
     expect(attemptOf(outcome)?.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
     expect(elapsedMs).toBeLessThan(TIMEOUT_MS + 1000);
   });
@@ -186,7 +193,10 @@ describe('a delivery to a receiver that misbehaves', () => {
 
   it('takes the status of an answer reset mid-body (the receiver said 200), and the next delivery still goes through', async () => {
     const { outcome, elapsedMs } = await deliverTo('/reset-mid-body');
-    expect(outcome).toMatchObject({ kind: 'delivered', attempt: { httpStatus: 200 } });
+    expect(outcome).toMatchObject({
+      kind: 'delivered',
+      attempt: { httpStatus: 200, responseBody: 'partial', responseBodyTruncated: true },
+    });
     expect(elapsedMs).toBeLessThan(TIMEOUT_MS);
     expect((await deliverTo('/fast')).outcome).toMatchObject({ kind: 'delivered', attempt: { httpStatus: 204 } });
   });

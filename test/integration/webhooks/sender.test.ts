@@ -158,6 +158,38 @@ describe('the sender', () => {
     }
   });
 
+  it("keeps in the log the receiver's status, the first 2 KiB of its 5 KiB answer marked truncated, and the call's duration", async () => {
+    const target = await subscription('/refusing');
+    const answer = `<!doctype html><title>Internal Server Error</title>${'<p>stack frame</p>'.repeat(300)}`.slice(0, 5 * 1024);
+    receiver.respondWith((delivery) => (delivery.path === '/refusing' ? { status: 500, body: answer, delayMs: 25 } : { status: 200 }));
+
+    await sender().send(message(target));
+    const [attempt] = (await log.attempts(target.id, { limit: 1 })).items;
+
+    expect(attempt).toMatchObject({
+      outcome: 'failed',
+      httpStatus: 500,
+      responseBody: answer.slice(0, 2048),
+      responseBodyTruncated: true,
+      nextAttemptAt: expect.any(String),
+    });
+    expect(attempt?.durationMs).toBeGreaterThanOrEqual(25);
+  });
+
+  it('keeps an attempt a few KiB at most, whatever the answer: 5 KiB of bytes that are not UTF-8', async () => {
+    const target = await subscription('/garbage');
+    receiver.respondWith((delivery) =>
+      delivery.path === '/garbage' ? { status: 502, body: new Uint8Array(5 * 1024).fill(0xff) } : { status: 200 },
+    );
+
+    await sender().send(message(target));
+    const [attempt] = (await log.attempts(target.id, { limit: 1 })).items;
+
+    expect(attempt?.responseBody).toBe('\uFFFD'.repeat(2048));
+    // Every attribute of the stored attempt, names and values, as UTF-8: far below DynamoDB's 400 KB item.
+    expect(Buffer.byteLength(JSON.stringify(attempt), 'utf8')).toBeLessThan(8 * 1024);
+  });
+
   it('drops, and logs, a delivery to a disabled subscription; a deleted one leaves nothing to log', async () => {
     const target = await subscription('/off');
     await store.update(target.clientId, target.id, { status: 'DISABLED' }, now.toISOString());

@@ -6,6 +6,7 @@ import type { DeliveryLog, DeliveryRecord, LogEntry } from '../../../shared/webh
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
 import { type SendOutcome, WebhookSender } from '../../../shared/webhooks/sender';
 import type { Subscription, SubscriptionChanges, SubscriptionDirectory } from '../../../shared/webhooks/subscription';
+import { answered } from '../../support/delivery-fixture';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');
 const envelope = {
@@ -80,7 +81,7 @@ function world(
       post: async (url, headers) => {
         posted.push({ url, headers });
         if (options.post) return options.post(url);
-        return options.answer ?? { kind: 'response', status: 200, durationMs: 12 };
+        return options.answer ?? answered(200, { durationMs: 12 });
       },
     },
     retry: { delaysSeconds: RETRY_DELAYS_SECONDS, random: () => 0.5 },
@@ -124,15 +125,27 @@ describe("the sender's decisions", () => {
     expect(recorded[0]?.delivery.status).toBe('delivered');
   });
 
+  it("logs the receiver's answer with the attempt, and nothing of the request: no header, no signature, no secret", async () => {
+    const { sender, posted, recorded } = world({ answer: answered(500, { body: 'upstream said no', truncated: true, durationMs: 230 }) });
+
+    await sender.send(message());
+
+    expect(recorded[0]?.attempt).toMatchObject({
+      httpStatus: 500,
+      responseBody: 'upstream said no',
+      responseBodyTruncated: true,
+      durationMs: 230,
+    });
+    const stored = JSON.stringify(recorded);
+    expect(stored).not.toContain(posted[0]?.headers['webhook-signature']?.slice(3));
+    expect(stored).not.toContain('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    expect(stored).not.toMatch(/webhook-|x-bureau-signature|whsec_/);
+  });
+
   it.each([
-    ['a 500 on the first attempt', { kind: 'response', status: 500, durationMs: 3 } as PostResult, 1, RETRY_DELAYS_SECONDS[0]],
-    ['a 500 on the third', { kind: 'response', status: 500, durationMs: 3 } as PostResult, 3, RETRY_DELAYS_SECONDS[2]],
-    [
-      'a 429 asking for 900 s, longer than the schedule',
-      { kind: 'response', status: 429, retryAfter: '900', durationMs: 3 } as PostResult,
-      1,
-      900,
-    ],
+    ['a 500 on the first attempt', answered(500, { durationMs: 3 }), 1, RETRY_DELAYS_SECONDS[0]],
+    ['a 500 on the third', answered(500, { durationMs: 3 }), 3, RETRY_DELAYS_SECONDS[2]],
+    ['a 429 asking for 900 s, longer than the schedule', answered(429, { retryAfter: '900', durationMs: 3 }), 1, 900],
     [
       'a refused connection',
       { kind: 'error', error: 'connection_refused', message: 'x', durationMs: 3 } as PostResult,
@@ -181,7 +194,7 @@ describe("the sender's decisions", () => {
 
   it('gives up after the last attempt of the schedule, leaving the delivery dead in the log', async () => {
     const { sender, recorded } = world({
-      answer: { kind: 'response', status: 503, durationMs: 3 },
+      answer: answered(503, { durationMs: 3 }),
       previous: pendingAfter(MAX_DELIVERY_ATTEMPTS - 1),
     });
 
@@ -194,7 +207,7 @@ describe("the sender's decisions", () => {
   });
 
   it('takes the place in the schedule from the log, so a receive that logged nothing (a throttled or timed-out run) spends no attempt', async () => {
-    const { sender, recorded } = world({ answer: { kind: 'response', status: 500, durationMs: 3 }, previous: pendingAfter(2) });
+    const { sender, recorded } = world({ answer: answered(500, { durationMs: 3 }), previous: pendingAfter(2) });
 
     expect(await sender.send(message())).toMatchObject({ kind: 'retry', delaySeconds: RETRY_DELAYS_SECONDS[2] });
     expect(recorded[0]?.attempt.attempt).toBe(3);
@@ -211,7 +224,7 @@ describe("the sender's decisions", () => {
 
   it('starts the schedule afresh for a manual retry or a recovery, counting its attempts on from the log', async () => {
     const dead = pendingAfter(MAX_DELIVERY_ATTEMPTS, { status: 'failed', nextAttemptAt: undefined });
-    const answer: PostResult = { kind: 'response', status: 500, durationMs: 3 };
+    const answer: PostResult = answered(500, { durationMs: 3 });
     for (const resent of [{ manual: true }, { recovered: true }]) {
       const { sender, recorded } = world({ answer, previous: dead });
       expect(await sender.send(message({ ...resent, scheduleFrom: MAX_DELIVERY_ATTEMPTS }))).toMatchObject({
@@ -246,7 +259,7 @@ describe("the sender's decisions", () => {
           ? new Promise<PostResult>((resolve) => {
               answerSlow = resolve;
             })
-          : Promise.resolve({ kind: 'response', status: 500, durationMs: 1 }),
+          : Promise.resolve(answered(500, { durationMs: 1 })),
     });
     const settled: string[] = [];
     const batch = [
@@ -256,7 +269,7 @@ describe("the sender's decisions", () => {
 
     const sending = sender.sendBatch(batch, async (index, outcome) => void settled.push(`${index}:${outcome.kind}`));
     await expect.poll(() => settled).toEqual(['1:retry', '2:retry', '3:retry']);
-    answerSlow({ kind: 'response', status: 200, durationMs: 9000 });
+    answerSlow(answered(200, { durationMs: 9000 }));
     await sending;
 
     expect(settled).toEqual(['1:retry', '2:retry', '3:retry', '0:delivered']);
@@ -271,7 +284,7 @@ describe("the sender's decisions", () => {
   });
 
   it('disables the subscription when the endpoint answers 410 Gone', async () => {
-    const { sender, changes } = world({ answer: { kind: 'response', status: 410, durationMs: 3 } });
+    const { sender, changes } = world({ answer: answered(410, { durationMs: 3 }) });
 
     expect(kindOf(await sender.send(message()))).toBe('gone');
     expect(changes).toEqual([
@@ -283,7 +296,7 @@ describe("the sender's decisions", () => {
     const failing = subscription({ failingSince: new Date(NOW.getTime() - 5 * 24 * 3600_000).toISOString() });
     const { sender, changes, recorded } = world({
       subscription: failing,
-      answer: { kind: 'response', status: 500, durationMs: 3 },
+      answer: answered(500, { durationMs: 3 }),
       previous: pendingAfter(3),
     });
 

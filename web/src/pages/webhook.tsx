@@ -226,6 +226,7 @@ function Deliveries({ id }: { id: string }) {
                 <code>{attempt.deliveryId}</code>
               </dd>
             </dl>
+            <ReceiverAnswer attempt={attempt} />
             <button type="button" class="secondary" onClick={() => retry(attempt)}>
               Retry delivery
             </button>
@@ -233,5 +234,22 @@ function Deliveries({ id }: { id: string }) {
         ))}
       </ol>
     </section>
+  );
+}
+
+/**
+ * The start of the body the endpoint answered, folded away until asked for. Shown as text: Preact escapes
+ * it, so an answer made of markup or script is only ever read, never run.
+ */
+function ReceiverAnswer({ attempt }: { attempt: Attempt }) {
+  if (attempt.responseBody === null) return null;
+  return (
+    <details class="answer">
+      <summary>Answer body{attempt.responseBodyTruncated ? ' (its start)' : ''}</summary>
+      {attempt.responseBody === '' ? <p class="hint">The body was empty.</p> : <pre class="code">{attempt.responseBody}</pre>}
+      {attempt.responseBodyTruncated ? (
+        <p class="hint">The body went on past this, or was cut short: only its first 2 KB are kept.</p>
+      ) : null}
+    </details>
   );
 }

@@ -125,12 +125,26 @@ export interface DeliveryAttempt {
   attempt: number;
   attemptedAt: string;
   outcome: 'delivered' | 'failed' | 'dropped';
+  /**
+   * The status the endpoint answered; null when it did not answer.
+   */
   httpStatus: number | null;
+  /**
+   * The start of the body the endpoint answered, as text: its first 2048 bytes decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD). Null when the endpoint did not answer (see `error`), and for attempts logged before answers were kept.
+   */
+  responseBody: string | null;
+  /**
+   * Whether the answer went on past `responseBody`, or was cut short by the deadline or a reset; null when the endpoint did not answer.
+   */
+  responseBodyTruncated: boolean | null;
   /**
    * A failure without an HTTP status: `timeout`, `connection_refused`, `connection_reset`, `dns_failure`, `address_not_public`, `tls_error`, `url_not_allowed`, `connection_error`.
    */
   error: string | null;
   errorMessage: string | null;
+  /**
+   * How long the attempt took, from connecting to reading `responseBody` (or to the failure).
+   */
   durationMs: number;
   /**
    * When the next attempt is due; null when none will follow.
