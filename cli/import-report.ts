@@ -1,5 +1,5 @@
 import type { ImportResult } from '../shared/register/import/import';
-import type { CliIo } from './context';
+import type { CliIo } from './io';
 
 /** Rejected rows listed after the summary; --json prints every kept one. */
 export const REJECTS_SHOWN = 20;

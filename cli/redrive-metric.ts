@@ -1,7 +1,7 @@
 import { type CloudWatchClient, type MetricDatum, PutMetricDataCommand, StandardUnit } from '@aws-sdk/client-cloudwatch';
 import { METRICS_NAMESPACE, OperatorMetric, QUEUE_DIMENSION } from '../shared/observability/metrics';
 import { SERVICE_DIMENSION, SERVICE_NAME } from '../shared/observability/service';
-import type { CliIo } from './context';
+import type { CliIo } from './io';
 
 /** What one redrive moved out of one dead-letter queue, named by the queue's logical id. */
 export interface QueueRedrive {

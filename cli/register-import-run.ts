@@ -15,7 +15,7 @@ import cliProgress from 'cli-progress';
 import type { ImportSummary } from '../shared/register/import/import-summary';
 import { newImportId, summaryKeyOf, uploadKeyOf } from '../shared/register/import/object-keys';
 import { ImportObjects } from '../shared/register/import/s3-objects';
-import type { CliIo } from './context';
+import type { CliIo } from './io';
 
 /** A deployed stack's register import: its bucket and state machine, from the stack's outputs. */
 export interface RegisterImportTarget {

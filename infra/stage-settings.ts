@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { isStreamName, type StreamName } from '../shared/register/stream/stream-events';
 import { DEFAULT_DELIVERY_PORTS } from '../shared/webhooks/endpoint-url';
 
@@ -104,8 +103,15 @@ export class StageSettingsError extends Error {
 
 export const STAGES_FILE = new URL('./stages.json', import.meta.url);
 
-/** CloudWatch Logs accepts only these retention periods. */
-const RETENTION_DAYS = new Set(Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'));
+/**
+ * The only retention periods CloudWatch Logs accepts, as the CDK's RetentionDays lists them (9999:
+ * never expire). Written out so that reading stage settings loads no CDK: the CLI's preflight reads
+ * them too. test/infra/retention-days.test.ts holds this list to the CDK's.
+ */
+export const LOG_RETENTION_DAYS: readonly number[] = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653, 9999,
+];
+const RETENTION_DAYS = new Set(LOG_RETENTION_DAYS);
 
 /** The settings of one stage, checked: a typo fails the synth with the field it is in, not a deploy. */
 export function stageSettings(stage: string, source: string = readFileSync(STAGES_FILE, 'utf8')): StageSettings {

@@ -22,8 +22,9 @@ import {
 import { isWholeSnapshot } from '../../shared/register/import/snapshot-coverage';
 import { isIsoDate, snapshotDateOf } from '../../shared/register/import/snapshot-date';
 import { zipEntries } from '../../shared/register/import/zip-entries';
-import type { CliContext, CliIo } from '../context';
+import type { CliContext } from '../context';
 import { changeLines, printRejects, REJECTS_SHOWN, unknownValueLines } from '../import-report';
+import type { CliIo } from '../io';
 import { printRegisterImportSummary, runRegisterImport } from '../register-import-run';
 
 /** Plain progress lines (no terminal) come at most this often. */

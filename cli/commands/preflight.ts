@@ -3,15 +3,15 @@ import { GetAccountSettingsCommand, type GetAccountSettingsCommandOutput, Lambda
 import { GetParameterCommand, type GetParameterCommandOutput, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import type { Command } from 'commander';
 import { functions as catalogue, type FunctionSpec, registerImportFunctions } from '../../infra/catalogue';
-import type { CliContext } from '../context';
+import { BATCH_CONCURRENCY, SWEEP_CONCURRENCY } from '../../infra/register-import-concurrency';
+import { DEFAULT_REGISTER_FEEDS, EDGE_REGION, STAGES_FILE, StageSettingsError, stageSettings } from '../../infra/stage-settings';
+import type { CliIo } from '../io';
 import { UsageError } from '../usage-error';
 
 /** Where `cdk bootstrap` records its version, under the CDK's default qualifier (cdk.json sets no other). */
 export const BOOTSTRAP_VERSION_PARAMETER = '/cdk-bootstrap/hnb659fds/version';
 /** The oldest bootstrap the synthesized templates accept: their CheckBootstrapVersion rule refuses 1 to 5. */
 export const MIN_BOOTSTRAP_VERSION = 6;
-/** CloudFront reads its web ACL and certificate from this region only, so it is bootstrapped too. */
-const EDGE_REGION = 'us-east-1';
 /** Service Quotas' code for Lambda's concurrent executions. */
 export const LAMBDA_CONCURRENCY_QUOTA_CODE = 'L-B99A9384';
 
@@ -36,6 +36,12 @@ export interface PreflightDependencies {
   readonly clients: PreflightClients;
   /** infra/stages.json's text; the file itself unless a test gives its own. */
   readonly stages?: string;
+}
+
+/** What the command reads of the CLI's context: where to write, and what a test gives in place of AWS. */
+interface PreflightContext {
+  readonly io: CliIo;
+  readonly preflight?: PreflightDependencies;
 }
 
 /** The SDK's clients, closed after the checks so that no idle connection holds the CLI open. */
@@ -118,7 +124,7 @@ interface CheckResult {
  * region against what the stage needs, and the CDK bootstrap in that region and in us-east-1. Each
  * check prints a line, and a failure what to do; any failure exits 1.
  */
-export function registerPreflightCommand(program: Command, context: CliContext): void {
+export function registerPreflightCommand(program: Command, context: PreflightContext): void {
   program
     .command('preflight')
     .description("Before a deploy: check the account's Lambda concurrency and the CDK bootstrap for a stage of infra/stages.json")
@@ -142,11 +148,8 @@ Example:
     });
 }
 
-async function preflight(context: CliContext, clients: PreflightClients, stageName: string): Promise<void> {
+async function preflight(context: PreflightContext, clients: PreflightClients, stageName: string): Promise<void> {
   const { io } = context;
-  // Loaded here, not with the CLI: they bring the CDK's constructs, which no other command needs.
-  const { DEFAULT_REGISTER_FEEDS, STAGES_FILE, StageSettingsError, stageSettings } = await import('../../infra/stage-settings');
-  const { BATCH_CONCURRENCY, SWEEP_CONCURRENCY } = await import('../../infra/constructs/register-import');
   const source = context.preflight?.stages ?? readFileSync(STAGES_FILE, 'utf8');
   const readStage = (name: string) => stageSettings(name, source);
   let stage: ReturnType<typeof stageSettings>;

@@ -9,7 +9,7 @@ import {
   type RegisterDownloadResult,
   STATE_MACHINE_VARIABLE,
 } from '../../shared/register/import/register-download';
-import { uploadsBucket } from '../register-import/objects';
+import { uploadsBucket } from '../uploads-bucket';
 
 /** What EventBridge hands a scheduled rule's target; an operator's manual run may send `{}`. */
 interface ScheduledEvent {

@@ -4,7 +4,7 @@ import { type BatchResult, importChunk } from '../../shared/register/import/impo
 import type { ManifestItem } from '../../shared/register/import/split-upload';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { companiesTable, tableName } from '../../shared/storage/tables';
-import { uploadsBucket } from './objects';
+import { uploadsBucket } from '../uploads-bucket';
 
 /** One item of the Distributed Map: a chunk imported into the companies table. */
 const objects = uploadsBucket();

@@ -3,7 +3,7 @@ import { BusinessMetric, count } from '../../shared/observability/metrics';
 import { observed } from '../../shared/observability/middleware';
 import { type MapRunResults, type SummaryDigest, type SweepResult, writeImportSummary } from '../../shared/register/import/import-summary';
 import type { SplitOutcome } from '../../shared/register/import/split-upload';
-import { uploadsBucket } from './objects';
+import { uploadsBucket } from '../uploads-bucket';
 
 interface SummaryEvent {
   readonly key: string;

@@ -7,11 +7,12 @@ import { observed } from '../../shared/observability/middleware';
 import { createEventApplier } from '../../shared/register/stream/apply-events';
 import { DynamoStreamCheckpoints } from '../../shared/register/stream/checkpoints';
 import { type ConsumeResult, consumeStream } from '../../shared/register/stream/consumer';
+import { loadStreamConsumerConfig, STREAM_KEY_SECRET_VARIABLE } from '../../shared/register/stream/consumer-config';
+import { DynamoSetAsideEvents } from '../../shared/register/stream/set-aside';
 import { isStreamName, type StreamName } from '../../shared/register/stream/stream-events';
 import { COMPANIES_HOUSE_STREAM_URL } from '../../shared/register/stream/stream-reader';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
 import { companiesTable, registerStreamsTable, tableName } from '../../shared/storage/tables';
-import { loadStreamConsumerConfig, STREAM_KEY_SECRET_VARIABLE } from './config';
 
 /** What each stream's EventBridge schedule sends (infra/constructs/register-stream.ts). */
 interface StreamTick {
@@ -39,6 +40,7 @@ export class StreamKeyRefusedError extends Error {
 const config = loadStreamConsumerConfig();
 const doc = sharedDocumentClient();
 const checkpoints = new DynamoStreamCheckpoints(doc, tableName(registerStreamsTable));
+const setAside = new DynamoSetAsideEvents(doc, tableName(registerStreamsTable));
 const apply = createEventApplier({
   doc,
   companiesTable: tableName(companiesTable),
@@ -122,6 +124,7 @@ export const handler = observed<StreamTick, ConsumeResult>(async (event: StreamT
       streamKey: key,
       checkpoints,
       apply,
+      setAside,
       owner: context.awsRequestId,
       deadline: Date.now() + context.getRemainingTimeInMillis() - config.handoverMs,
       signal: refused.signal,
@@ -151,6 +154,7 @@ export const handler = observed<StreamTick, ConsumeResult>(async (event: StreamT
           count(BusinessMetric.streamEventsRead);
         },
         gap: () => counted.gap(),
+        setAside: (_stream, events) => count(BusinessMetric.streamEventsSetAside, events),
       },
     });
     if (refusal) {

@@ -26,6 +26,7 @@ import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 as DISTRIBUTED_MAP_R
 import { Construct } from 'constructs';
 import { MAP_RESULTS_PREFIX, OBJECT_PATTERNS, UPLOADS_PREFIX, WORK_PREFIX } from '../../shared/register/import/object-keys';
 import { FUNCTION_DEFAULTS, type FunctionSpec } from '../catalogue';
+import { BATCH_CONCURRENCY, SWEEP_CONCURRENCY } from '../register-import-concurrency';
 import type { Alarms } from './alarms';
 import { BureauFunction } from './bureau-function';
 import type { BureauTables } from './tables';
@@ -34,13 +35,6 @@ import type { BureauTables } from './tables';
 export const UPLOAD_RETENTION_DAYS = 35;
 /** Days the chunks, manifest and map results are kept: enough to redrive or inspect a failed import. */
 export const WORK_RETENTION_DAYS = 7;
-/**
- * Batches imported at once. Each writes with the import's default concurrency (4 batches of 25
- * profiles), so 8 keep the companies table well under a new on-demand table's 4,000 writes a second.
- */
-export const BATCH_CONCURRENCY = 8;
-/** Scan segments swept at once, for the same reason. */
-export const SWEEP_CONCURRENCY = 8;
 
 export interface RegisterImportProps {
   readonly specs: readonly FunctionSpec[];

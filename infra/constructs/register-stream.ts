@@ -4,7 +4,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Effect, PolicyStatement, StarPrincipal } from 'aws-cdk-lib/aws-iam';
 import { type CfnSecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { HANDOVER_SECONDS_VARIABLE, STREAM_KEY_SECRET_VARIABLE, STREAMS_VARIABLE } from '../../functions/register-stream/config';
+import { HANDOVER_SECONDS_VARIABLE, STREAM_KEY_SECRET_VARIABLE, STREAMS_VARIABLE } from '../../shared/register/stream/consumer-config';
 import type { StreamName } from '../../shared/register/stream/stream-events';
 import type { Alarms } from './alarms';
 import type { BureauFunction } from './bureau-function';

@@ -23,6 +23,25 @@ export interface ProfileDraft {
   derive(current: CompanyProfile | undefined): ProfileContent;
 }
 
+/**
+ * When each group of a register profile's facts was last stated, where the Streaming API stated it
+ * after the snapshot (shared/register/facts-as-of.ts): bookkeeping the store keeps beside the content.
+ */
+export type FactsAsOf = Readonly<Record<string, string>>;
+
+/** A stored profile with what its item keeps of its facts' dates. */
+export type StoredFacts = CompanyProfile & { readonly registerSnapshot?: string; readonly factsAsOf?: FactsAsOf };
+
+/**
+ * A draft that needs the stored item's bookkeeping, not only its content: the dates of its facts
+ * (the register import's, which must not undo what the stream stated later).
+ */
+export interface StoredDraft extends ProfileDraft {
+  deriveStored(current: StoredFacts | undefined): { readonly content: ProfileContent; readonly factsAsOf?: FactsAsOf };
+}
+
+export const isStoredDraft = (input: unknown): input is StoredDraft => typeof (input as Partial<StoredDraft>).deriveStored === 'function';
+
 /** What a save takes: finished content, or a draft derived from what is stored. */
 export type ProfileInput = ProfileContent | ProfileDraft;
 

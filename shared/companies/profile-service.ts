@@ -1,11 +1,34 @@
 import { createHash } from 'node:crypto';
-import type { WatchStore } from '../watches/watch-store';
 import type { CompanyStore } from './company-store';
 import type { CompanyProfile, Jurisdiction } from './profile';
 
+/**
+ * What a fetch asks of the watches it records: the use case names what it needs, and the watch store
+ * (shared/watches/watch-store.ts) provides it, so companies/ depends on nothing in watches/.
+ */
+export interface FetchWatches {
+  /**
+   * Idempotent: the first fetch sets watchedSince, every fetch moves lastFetchedAt. Says whether this
+   * fetch created the watch, and otherwise what lastFetchedAt was before it.
+   */
+  recordWatch(
+    clientId: string,
+    jurisdiction: Jurisdiction,
+    companyNumber: string,
+    at: string,
+  ): Promise<{ readonly created: boolean; readonly previousFetchedAt?: string }>;
+  /** Puts lastFetchedAt back to `previous` if the fetch stamped `at` was the last to move it. */
+  restoreFetchedAt(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string, previous: string): Promise<void>;
+  /**
+   * Removes a watch only if the fetch stamped `at` created it and no later fetch touched it: undoes
+   * the watch of a fetch that found no company, never a watch that an earlier fetch made.
+   */
+  forgetNewWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<void>;
+}
+
 export interface ProfileServiceDeps {
   readonly companies: Pick<CompanyStore, 'getRecord'>;
-  readonly watches: Pick<WatchStore, 'recordWatch' | 'forgetNewWatch' | 'restoreFetchedAt'>;
+  readonly watches: FetchWatches;
   readonly clock: () => Date;
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BlockName, Jurisdiction } from '../companies/profile';
-import type { ProfileEventType, WebhookEnvelope } from '../webhooks/events';
+import type { ProfileEventType, WebhookEnvelope } from './envelope';
 
 /** How long a client's events can be read back. */
 export const EVENT_DAYS = 30;

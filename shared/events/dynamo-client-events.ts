@@ -1,7 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { batchWrite } from '../storage/batch';
-import type { WebhookEnvelope } from '../webhooks/events';
 import {
   type ClientEvent,
   type ClientEventStore,
@@ -11,6 +10,7 @@ import {
   type EventQuery,
   InvalidEventCursorError,
 } from './client-events';
+import type { WebhookEnvelope } from './envelope';
 
 const partition = (clientId: string) => `CLIENT#${clientId}`;
 const PREFIX = 'EVENT#';

@@ -4,9 +4,8 @@ import { companyNumberOf, jurisdictionParam, limitParam, singleParam } from '../
 import { badRequest } from '../http/errors';
 import { parseInstant } from '../http/instant';
 import { json } from '../http/responses';
-import type { ProfileEventType } from '../webhooks/events';
-import { PROFILE_EVENT_TYPES } from '../webhooks/subscription-filters';
 import { type ClientEventStore, EVENT_DAYS, type EventQuery, InvalidEventCursorError } from './client-events';
+import { PROFILE_EVENT_TYPES, type ProfileEventType } from './envelope';
 
 const DAY_MS = 24 * 3600 * 1000;
 /**

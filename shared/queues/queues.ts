@@ -1,4 +1,4 @@
-import type { WebhookEnvelope } from '../webhooks/events';
+import type { WebhookEnvelope } from '../events/envelope';
 
 /**
  * The one definition of every SQS queue, as shared/storage/tables.ts is for tables: the CDK stack and

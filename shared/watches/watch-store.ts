@@ -1,4 +1,5 @@
 import type { Jurisdiction } from '../companies/profile';
+import type { FetchWatches } from '../companies/profile-service';
 
 /** A company a client has fetched, and so receives change events for. */
 export interface Watch {
@@ -18,24 +19,8 @@ export interface ListWatchesOptions {
   readonly cursor?: string;
 }
 
-export interface WatchStore {
-  /**
-   * Idempotent: the first fetch sets watchedSince, every fetch moves lastFetchedAt. Says whether this
-   * fetch created the watch, and otherwise what lastFetchedAt was before it.
-   */
-  recordWatch(
-    clientId: string,
-    jurisdiction: Jurisdiction,
-    companyNumber: string,
-    at: string,
-  ): Promise<{ readonly created: boolean; readonly previousFetchedAt?: string }>;
-  /** Puts lastFetchedAt back to `previous` if the fetch stamped `at` was the last to move it. */
-  restoreFetchedAt(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string, previous: string): Promise<void>;
-  /**
-   * Removes a watch only if the fetch stamped `at` created it and no later fetch touched it: undoes
-   * the watch of a fetch that found no company, never a watch that an earlier fetch made.
-   */
-  forgetNewWatch(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string): Promise<void>;
+/** The watches a profile fetch records (FetchWatches), and what clients read of theirs. */
+export interface WatchStore extends FetchWatches {
   listWatches(clientId: string, options: ListWatchesOptions): Promise<WatchPage>;
   isWatching(clientId: string, jurisdiction: Jurisdiction, companyNumber: string): Promise<boolean>;
 }

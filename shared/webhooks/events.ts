@@ -1,21 +1,10 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../companies/company-store';
-import type { BlockName, CompanyProfile, EarlySignal, Jurisdiction } from '../companies/profile';
+import type { BlockName, CompanyProfile, EarlySignal } from '../companies/profile';
+import { type ProfileEventType, TEST_EVENT_TYPE, type WebhookEnvelope } from '../events/envelope';
 
-export type ProfileEventType = 'profile.changed' | 'profile.early_signal.detected' | 'profile.early_signal.updated';
-/** Sent by POST /v1/webhooks/{id}/test: it names no company and no block. */
-export const TEST_EVENT_TYPE = 'webhook.test';
-export type EventType = ProfileEventType | typeof TEST_EVENT_TYPE;
-
-/** The spec's webhook envelope, exactly: it names the change and the company, never a value. */
-export interface WebhookEnvelope {
-  readonly type: EventType;
-  readonly apiVersion: 'v1';
-  readonly occurredAt: string;
-  readonly idempotencyKey: string;
-  readonly block: BlockName | null;
-  readonly data: { readonly jurisdiction: Jurisdiction | null; readonly companyNumber: string | null };
-}
+// The envelope is defined with the events feed, below both; webhook code names it from here as well.
+export { type EventType, type ProfileEventType, TEST_EVENT_TYPE, type WebhookEnvelope } from '../events/envelope';
 
 /** The blocks whose any change is one profile.changed event; earlySignals has events of its own. */
 export const CHANGE_TRACKED_BLOCKS = ['overview', 'tradingStatus', 'filingBehaviour', 'riskOfFailure', 'creditCapacity'] as const;

@@ -14,7 +14,7 @@ export const MAX_VISIBILITY_SECONDS = 12 * 3600;
 
 /**
  * The longest wait between two attempts, Retry-After included. A wait longer than the visibility SQS
- * can grant is served in more than one stretch (shared/queues/delivery-queue.ts).
+ * can grant is served in more than one stretch (shared/webhooks/delivery-queue.ts).
  */
 export const MAX_RETRY_DELAY_SECONDS = 12 * 3600;
 

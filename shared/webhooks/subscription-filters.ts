@@ -1,6 +1,6 @@
 import { parseCompanyNumber } from '../companies/numbers';
 import { BLOCK_NAMES, type BlockName, JURISDICTIONS, type Jurisdiction } from '../companies/profile';
-import type { ProfileEventType, WebhookEnvelope } from './events';
+import { PROFILE_EVENT_TYPES, type ProfileEventType, type WebhookEnvelope } from '../events/envelope';
 
 /** Which events a subscription receives; an absent list means every value. */
 export interface SubscriptionFilters {
@@ -11,11 +11,9 @@ export interface SubscriptionFilters {
   readonly companies?: readonly string[];
 }
 
-export const PROFILE_EVENT_TYPES: readonly ProfileEventType[] = [
-  'profile.changed',
-  'profile.early_signal.detected',
-  'profile.early_signal.updated',
-];
+// The filterable event types are the profile events; the OpenAPI document names them from here.
+export { PROFILE_EVENT_TYPES };
+
 /** Enough for a portfolio watched closely; a longer list is what watching (fetching) is for. */
 export const MAX_FILTERED_COMPANIES = 100;
 

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { type CsvFormat, isRegisterFormat, matchHeader } from '../formats';
 import { registerDraft } from '../register-profile';
 import { readSnapshotBatches } from '../snapshot-reader';
-import type { ImportRecord } from './import';
+import type { ImportRecord } from './import-record';
 import { readNdjsonProfiles } from './ndjson-profiles';
 import { snapshotDateOf } from './snapshot-date';
 import { streamHead } from './stream-head';

@@ -1,8 +1,17 @@
 import pLimit from 'p-limit';
-import { type CompanyStore, canonicalJson, isDraft, type ProfileInput, type SaveOutcome } from '../../companies/company-store';
+import {
+  type CompanyStore,
+  canonicalJson,
+  isDraft,
+  isStoredDraft,
+  type ProfileInput,
+  type SaveOutcome,
+  type StoredFacts,
+} from '../../companies/company-store';
 import { BLOCK_NAMES, type CompanyProfile, type ProfileContent } from '../../companies/profile';
-import { isStoredDraft, type StoredFacts } from '../register-profile';
+import { type ImportRecord, messageOf } from './import-record';
 
+export type { ContentRecord, ImportRecord } from './import-record';
 export {
   formatOfHead,
   type ImportFormat,
@@ -14,21 +23,6 @@ export {
   UnsupportedImportFileError,
 } from './import-sources';
 export { readNdjsonProfiles } from './ndjson-profiles';
-
-/** One input record: a profile to save, or the reason its line cannot be one. */
-export interface ImportRecord {
-  /** 1-based line of the input where the record starts. */
-  readonly line: number;
-  /** The file inside an archive the line belongs to. */
-  readonly file?: string;
-  readonly profile?: ProfileInput;
-  readonly error?: string;
-  /** Register values no rule knows (mapped to `other` or left unknown), for the summary. */
-  readonly unknownValues?: readonly { readonly field: string; readonly value: string }[];
-}
-
-/** A record whose profile is finished content (NDJSON documents, demo rows), not a draft. */
-export type ContentRecord = Omit<ImportRecord, 'profile'> & { readonly profile?: ProfileContent };
 
 export interface ImportStats {
   /** Records read from the source so far. */
@@ -204,5 +198,3 @@ export function changeKindsOf(before: ProfileContent, after: ProfileContent): st
   }
   return kinds;
 }
-
-export const messageOf = (reason: unknown) => (reason instanceof Error ? reason.message : String(reason));

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { validateProfileContent } from '../../companies/profile-validation';
-import { type ContentRecord, messageOf } from './import';
+import { type ContentRecord, messageOf } from './import-record';
 
 /**
  * Reads newline-delimited JSON, one profile document per line (as the API returns it, or without

@@ -5,7 +5,7 @@ import {
   STREAM_BASE_URL_VARIABLE,
   STREAM_KEY_SECRET_VARIABLE,
   STREAMS_VARIABLE,
-} from '../../../functions/register-stream/config';
+} from '../../../shared/register/stream/consumer-config';
 
 const secret = 'arn:aws:secretsmanager:eu-west-2:123456789012:secret:StreamKey-abcdef';
 

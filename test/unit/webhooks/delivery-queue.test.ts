@@ -1,7 +1,7 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { deliveryQueueHandler, grantableVisibility } from '../../../shared/queues/delivery-queue';
 import type { DeliveryMessage } from '../../../shared/queues/queues';
+import { deliveryQueueHandler, grantableVisibility } from '../../../shared/webhooks/delivery-queue';
 import type { ReceivedDelivery, SendOutcome } from '../../../shared/webhooks/sender';
 
 const attempt = {

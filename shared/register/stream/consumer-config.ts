@@ -1,4 +1,4 @@
-import { isStreamName, type StreamName } from '../../shared/register/stream/stream-events';
+import { isStreamName, type StreamName } from './stream-events';
 
 /** The secret holding the Companies House streaming key, by ARN; the stack creates it empty. */
 export const STREAM_KEY_SECRET_VARIABLE = 'STREAM_KEY_SECRET_ID';

@@ -1,5 +1,5 @@
-import { UPLOADS_BUCKET_VARIABLE } from '../../shared/register/import/object-keys';
-import { createS3Client, ImportObjects } from '../../shared/register/import/s3-objects';
+import { UPLOADS_BUCKET_VARIABLE } from '../shared/register/import/object-keys';
+import { createS3Client, ImportObjects } from '../shared/register/import/s3-objects';
 
 /** The uploads bucket the stack names in the function's environment. */
 export function uploadsBucket(env: NodeJS.ProcessEnv = process.env): ImportObjects {

@@ -2,9 +2,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { BusinessMetric, count } from '../observability/metrics';
-import { MAX_VISIBILITY_SECONDS } from '../webhooks/retry-schedule';
-import type { OnSettled, ReceivedDelivery, SendOutcome } from '../webhooks/sender';
-import type { DeliveryMessage } from './queues';
+import type { DeliveryMessage } from '../queues/queues';
+import { MAX_VISIBILITY_SECONDS } from './retry-schedule';
+import type { OnSettled, ReceivedDelivery, SendOutcome } from './sender';
 
 /** What the adapter asks of the deliveries queue: to hand a received message out again after a while. */
 export interface RedeliveryQueue {
@@ -98,8 +98,11 @@ export function deliveryQueueHandler(deps: DeliveryQueueDeps): (event: SQSEvent,
 
 function logOutcome(message: DeliveryMessage, outcome: SendOutcome): void {
   const fields = { deliveryId: message.deliveryId, subscriptionId: message.subscriptionId, event: message.envelope.idempotencyKey };
-  if ('attempt' in outcome) logger.info('delivery attempt', { ...fields, ...outcome.attempt, next: outcome.kind });
-  else if (outcome.kind === 'unsigned') logger.error('delivery not signed', { ...fields, reason: outcome.reason });
+  if ('attempt' in outcome) {
+    // The receiver's answer is the subscriber's to read in its delivery log, not ours to keep in the function's logs.
+    const { responseBody: _answer, ...attempt } = outcome.attempt;
+    logger.info('delivery attempt', { ...fields, ...attempt, next: outcome.kind });
+  } else if (outcome.kind === 'unsigned') logger.error('delivery not signed', { ...fields, reason: outcome.reason });
   else if (outcome.kind === 'unrecorded') logger.error('delivery attempt not logged', { ...fields, reason: outcome.reason });
   else
     logger.info('delivery not attempted', { ...fields, result: outcome.kind, ...('reason' in outcome ? { reason: outcome.reason } : {}) });
