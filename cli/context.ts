@@ -3,14 +3,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeySetVault } from '../shared/auth/signing-keys';
 import type { SecretSealer } from '../shared/crypto/secret-sealer';
 import type { PreflightDependencies } from './commands/preflight';
+import type { CliIo } from './io';
 import type { MetricSender } from './redrive-metric';
 import type { RegisterImportTarget } from './register-import-run';
-
-/** Where the CLI writes: the terminal, or a buffer in tests. Each call is one line. */
-export interface CliIo {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** Physical table names of the target, by table id. */
 export interface TargetTables {
@@ -20,6 +15,8 @@ export interface TargetTables {
   readonly webhooks: string;
   readonly deliveries: string;
   readonly workspace: string;
+  /** The register streams' checkpoints and set-aside events; absent on a target that names none. */
+  readonly registerStreams?: string;
 }
 
 /** The pipeline's queues and dead-letter queues: where tests, retries and redrives are sent. */

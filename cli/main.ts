@@ -12,9 +12,11 @@ import { registerCompanyCommands } from './commands/companies';
 import { registerDrillCommand } from './commands/drill';
 import { registerKeyCommands } from './commands/keys';
 import { type PreflightDependencies, registerPreflightCommand } from './commands/preflight';
+import { registerStreamCommands } from './commands/streams';
 import { registerDeliveryCommands, registerWebhookCommands } from './commands/webhooks';
 import { registerWorkspaceCommands } from './commands/workspace';
-import type { CliContext, CliIo, Target, TargetFactory, TargetOptions } from './context';
+import type { CliContext, Target, TargetFactory, TargetOptions } from './context';
+import type { CliIo } from './io';
 import { resolveTarget, TargetError } from './target';
 import { UsageError } from './usage-error';
 
@@ -69,6 +71,7 @@ Examples:
   registerWebhookCommands(program, context);
   registerDeliveryCommands(program, context);
   registerWorkspaceCommands(program, context);
+  registerStreamCommands(program, context);
   registerDrillCommand(program, context);
   registerPreflightCommand(program, context);
   return program;

@@ -23,6 +23,7 @@ import {
   clientsTable,
   companiesTable,
   deliveriesTable,
+  registerStreamsTable,
   type TableDefinition,
   watchesTable,
   webhooksTable,
@@ -53,7 +54,8 @@ function tablesFrom(nameOf: (def: TableDefinition) => string | undefined, where:
     if (!name) throw new TargetError(`${where} names no ${def.id} table`);
     return [key, name] as const;
   });
-  return Object.fromEntries(entries) as unknown as TargetTables;
+  const registerStreams = nameOf(registerStreamsTable);
+  return { ...Object.fromEntries(entries), ...(registerStreams ? { registerStreams } : {}) } as unknown as TargetTables;
 }
 
 async function answers(endpoint: string): Promise<boolean> {
@@ -124,7 +126,7 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
     const tables = tablesFrom(localTableName, 'the local database');
     const client = createDynamoClient({ DYNAMODB_ENDPOINT: database.endpoint });
     try {
-      for (const def of Object.values(targetTables)) await ensureTable(client, def, localTableName(def));
+      for (const def of [...Object.values(targetTables), registerStreamsTable]) await ensureTable(client, def, localTableName(def));
     } finally {
       client.destroy();
     }

@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoStreamCheckpoints } from '../shared/register/stream/checkpoints';
 import { type ConsumerLog, consumeStream } from '../shared/register/stream/consumer';
+import { DynamoSetAsideEvents } from '../shared/register/stream/set-aside';
 import { type ApplyEvents, STREAM_NAMES, type StreamName } from '../shared/register/stream/stream-events';
 import { type RegisterStreamEmulator, startRegisterStreamEmulator } from './register-stream-emulator';
 import { DemoRegisterActivity, publishDemoActivity, readDemoStreamCompanies } from './register-stream-publisher';
@@ -85,6 +86,7 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
       streamKey: LOCAL_STREAM_KEY,
       checkpoints,
       apply: options.apply,
+      setAside: new DynamoSetAsideEvents(options.doc, options.registerStreamsTable),
       owner: 'local-runtime',
       signal: stopping.signal,
       leaseRetryMs: 1_000,

@@ -1,15 +1,15 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import type { FactsAsOf } from '../register/facts-as-of';
-import { isStoredDraft } from '../register/register-profile';
 import { batchGet } from '../storage/batch';
 import { createNewProfiles } from './bulk-creation';
 import {
   type CompanyStore,
   ConcurrentProfileUpdateError,
   contentHashOf,
+  type FactsAsOf,
   indexedNamesOf,
   isDraft,
+  isStoredDraft,
   type KeyRange,
   type NameIndex,
   type PartitionPage,

@@ -37,6 +37,8 @@ export const BusinessMetric = {
   streamEventsSkipped: 'StreamEventsSkipped',
   /** A stream answered 416: its checkpoint was older than the register keeps, so events in between are lost. */
   streamGaps: 'StreamGaps',
+  /** Stream events that failed alone for a lasting reason, kept aside (`bureau streams set-aside`) so the stream moves on. */
+  streamEventsSetAside: 'StreamEventsSetAside',
 } as const;
 export type BusinessMetric = (typeof BusinessMetric)[keyof typeof BusinessMetric];
 

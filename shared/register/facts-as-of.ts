@@ -1,6 +1,8 @@
+import type { FactsAsOf } from '../companies/company-store';
 import type { CompanyProfile } from '../companies/profile';
 import { BLOCK_NAMES } from '../companies/profile';
-import type { PublishedRow } from './snapshot-facts';
+import { addressKey } from './addresses';
+import { isOptionalColumn, type PublishedRow } from './snapshot-facts';
 
 /**
  * The facts of a GB register profile as one set of the bulk file's columns, each group of them
@@ -12,17 +14,26 @@ import type { PublishedRow } from './snapshot-facts';
 
 /** Columns that only the Streaming API fills: the bulk file has nothing for them. */
 export const STREAM_COLUMNS = {
+  /** The date of the latest board appointment the stream newly told of (docs/profile.md, "Live changes"). */
   officerAppointed: 'stream.officers.lastAppointedOn',
+  /** The date of the latest resignation from the board the stream newly told of. */
   officerResigned: 'stream.officers.lastResignedOn',
+  /** The latest person with significant control (or beneficial owner) newly notified or ceased: "<date> notified|ceased". */
   psc: 'stream.psc.lastChangedOn',
+  /** The latest strike-off notice of the filing history: "<type> <date>" (register/gazette-notices.ts). */
   gazette: 'stream.gazette.notice',
+  /** The latest insolvency case the stream newly told of as opened: "<case type> <start date>". */
   insolvency: 'stream.insolvency.latestCase',
+  /** The cases the company's insolvency resource states open, "<type>:<start date>" space-separated, or "none". */
+  insolvencyOpen: 'stream.insolvency.openCases',
   /** Late filings the filing history showed: "accounts:YYYY-MM-DD" (the missed deadline), space-separated. */
   lateFilings: 'stream.filings.late',
   accountsFiledOn: 'stream.filings.accountsFiledOn',
   accountsFiledMadeUpTo: 'stream.filings.accountsMadeUpTo',
-  /** Each charge the stream told of and its status ("3:o 4:s"), so a repeated event moves no count. */
+  /** Each charge the stream told of and its status ("3:o 4:s"), the newest that fit in a fact. */
   charges: 'stream.charges',
+  /** The latest charge whose registration or satisfaction moved a count: "<number> <status> <date> <kind> <lender>". */
+  chargeNews: 'stream.charges.latest',
 } as const;
 
 /** Groups of columns that one source states together; a group is as new as its latest statement. */
@@ -40,6 +51,7 @@ const GROUP_OF_PREFIX: readonly (readonly [string, string])[] = [
   ['stream.gazette.', 'gazette'],
   ['stream.insolvency.', 'insolvency'],
   ['stream.filings.', 'filings'],
+  ['stream.charges.latest', 'chargeNews'],
   ['stream.charges', 'chargeStatuses'],
 ];
 const GROUP_OF_COLUMN: Readonly<Record<string, string>> = {
@@ -59,15 +71,17 @@ export function groupOf(column: string): string {
 
 /** Groups the bulk file states whole: its date dates them all, unless a newer statement of one is stored. */
 const isStreamOnly = (group: string) =>
-  ['officersAppointed', 'officersResigned', 'psc', 'gazette', 'insolvency', 'filings', 'chargeStatuses'].includes(group);
-
-/** When each group was last stated, where that is later than the stored snapshot (what the stream wrote). */
-export type FactsAsOf = Readonly<Record<string, string>>;
+  ['officersAppointed', 'officersResigned', 'psc', 'gazette', 'insolvency', 'filings', 'chargeStatuses', 'chargeNews'].includes(group);
 
 /** The start of a snapshot's date, as an instant comparable with `published_at`. */
 export const snapshotInstant = (date: string) => `${date}T00:00:00`;
 
-/** What the stored profile item keeps beside its content. */
+/**
+ * What the stored profile item keeps beside its content: the snapshot it was last listed in, and
+ * when each group of facts was stated; `factsAsOf` also carries, under `known.*` keys, what the
+ * stream told of each resource by its id (stream/known-resources.ts), so every writer that keeps
+ * the dates keeps that memory too.
+ */
 export interface StoredFactsState {
   readonly registerSnapshot?: string;
   readonly factsAsOf?: FactsAsOf;
@@ -125,6 +139,15 @@ export function sameFact(column: string, stored: string | null, incoming: string
   return folded(stored) === folded(incoming);
 }
 
+/** The same address cut or spelt otherwise: the API's premises apart from the first line, a comma more or less. */
+function sameAddress(
+  names: readonly string[],
+  stored: Readonly<Record<string, string | null>>,
+  incoming: Readonly<Record<string, string | null>>,
+): boolean {
+  return addressKey(names.map((name) => stored[name])) === addressKey(names.map((name) => incoming[name]));
+}
+
 export interface MergedFacts {
   readonly columns: Record<string, string | null>;
   readonly factsAsOf: Record<string, string>;
@@ -161,6 +184,7 @@ export function mergeFacts(
       continue;
     }
     if (names.every((name) => sameFact(name, columns[name] ?? null, incoming[name] ?? null))) continue;
+    if (group === 'address' && sameAddress(names, columns, incoming)) continue;
     for (const name of names) if (!sameFact(name, columns[name] ?? null, incoming[name] ?? null)) columns[name] = incoming[name] ?? null;
     factsAsOf[group] = asOf;
     changed.add(group);
@@ -187,6 +211,3 @@ export class ColumnRow implements PublishedRow {
     return picked;
   }
 }
-
-/** Listed in provenance only when filled: most companies have no former names, and the stream's columns are absent until it speaks. */
-export const isOptionalColumn = (column: string) => column.startsWith('PreviousName_') || column.startsWith('stream.');

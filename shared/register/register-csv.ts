@@ -4,6 +4,7 @@ import { InvalidCompanyNumberError, parseCompanyNumber } from '../companies/numb
 import type { TradingStatus } from '../companies/profile';
 import { fieldsOf, logicalRecords } from './csv-lines';
 import type { RegisterFacts } from './register-facts';
+import { cleanField } from './register-text';
 
 /**
  * Streaming reader of the Companies House register export (the columns of
@@ -236,7 +237,7 @@ export async function* readRegisterCsv(stream: Readable): AsyncGenerator<Registe
           `expected ${columns.length} fields, found ${fields.length}${fields.length > columns.length ? ' (two records run together?)' : ''}`,
         );
       }
-      const row = Object.fromEntries(columns.map((column, index) => [column, fields[index] ?? ''])) as RegisterRow;
+      const row = Object.fromEntries(columns.map((column, index) => [column, cleanField(column, fields[index] ?? '')])) as RegisterRow;
       yield { line: record.line, facts: registerFacts(row) };
     } catch (error) {
       if (!(error instanceof RowError)) throw error;

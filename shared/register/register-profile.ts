@@ -1,4 +1,4 @@
-import { canonicalJson, type ProfileDraft } from '../companies/company-store';
+import { canonicalJson, type StoredDraft, type StoredFacts } from '../companies/company-store';
 import { BLOCK_NAMES, type BlockName, type CompanyProfile, type ProfileContent, type TradingStatus } from '../companies/profile';
 import { profileOf } from '../companies/stored-profile';
 import { registerCreditCapacity } from './blocks/credit-capacity';
@@ -8,7 +8,7 @@ import { registerOverview } from './blocks/overview';
 import { BLOCK_COLUMNS, provenanceOf } from './blocks/provenance';
 import { registerRisk } from './blocks/risk-of-failure';
 import { COMPANIES_HOUSE_BULK_COLUMNS, companiesHouseFacts } from './companies-house-bulk';
-import { ColumnRow, derivedAsOf, type FactsAsOf, mergeFacts, type StoredFactsState, snapshotInstant, storedColumns } from './facts-as-of';
+import { ColumnRow, derivedAsOf, mergeFacts, snapshotInstant, storedColumns } from './facts-as-of';
 import type { SnapshotFacts } from './snapshot-facts';
 
 /** Stated in full in docs/profile.md, under its id. */
@@ -67,16 +67,6 @@ export function registerProfile(facts: SnapshotFacts, asOf: string, previous?: C
   }
   return { jurisdiction: facts.jurisdiction, companyNumber: facts.companyNumber, name: facts.name, dataSource: 'register', ...blocks };
 }
-
-/** A stored profile with what its item keeps of its facts' dates. */
-export type StoredFacts = CompanyProfile & StoredFactsState;
-
-/** A draft that needs the stored item's bookkeeping, not only its content: the dates of its facts. */
-export interface StoredDraft extends ProfileDraft {
-  deriveStored(current: StoredFacts | undefined): { readonly content: ProfileContent; readonly factsAsOf?: FactsAsOf };
-}
-
-export const isStoredDraft = (input: unknown): input is StoredDraft => typeof (input as Partial<StoredDraft>).deriveStored === 'function';
 
 /**
  * A snapshot's row over a stored profile the Streaming API has told newer facts of: each group of

@@ -1,6 +1,6 @@
 import { InvalidCompanyNumberError, parseCompanyNumber } from '../companies/numbers';
 import type { Jurisdiction, PreviousName, Provenance, TradingStatus } from '../companies/profile';
-import { isOptionalColumn } from './facts-as-of';
+import { cleanField } from './register-text';
 
 /**
  * What one row of a register snapshot says about a company, read as published: the facts every
@@ -47,7 +47,10 @@ export interface SnapshotFacts {
   readonly unknownValues: readonly { readonly field: string; readonly value: string }[];
 }
 
-/** A row's fields by column name as published (trimmed); null where the register left one empty. */
+/** Listed in provenance only when filled: most companies have no former names, and the stream's columns are absent until it speaks. */
+export const isOptionalColumn = (column: string) => column.startsWith('PreviousName_') || column.startsWith('stream.');
+
+/** A row's fields by column name as published (trimmed, cleaned and bounded: register-text.ts); null where the register left one empty. */
 export interface PublishedRow {
   get(column: string): string | null;
   /** The named columns this row has, by name; empty fields as null, former-name slots left out when empty. */
@@ -88,14 +91,15 @@ export class FieldRow implements PublishedRow {
   get(column: string): string | null {
     const at = this.header.columns.get(column);
     const value = at === undefined ? undefined : this.fields[at];
-    return value ? value : null;
+    return value ? cleanField(column, value) || null : null;
   }
 
   /** The named columns this row has, by name; empty fields as null, former-name slots left out when empty. */
   pick(columns: readonly string[]): Record<string, string | null> {
     const picked: Record<string, string | null> = {};
     for (const [column, at] of this.header.positions(columns)) {
-      const value = this.fields[at];
+      const field = this.fields[at];
+      const value = field ? cleanField(column, field) : '';
       if (value) picked[column] = value;
       else if (!isOptionalColumn(column)) picked[column] = null;
     }

@@ -10,4 +10,5 @@ export const INSOLVENT_STATUSES = new Set<TradingStatus['status']>([
 ]);
 
 /** "Active - Proposal to Strike off" (GB), "Strike Off Listed" (IE). */
-export const isStrikeOffProposed = (status: TradingStatus) => /strike[\s-]*off/i.test(status.registerStatus);
+export const isStrikeOffLabel = (registerStatus: string) => /strike[\s-]*off/i.test(registerStatus);
+export const isStrikeOffProposed = (status: TradingStatus) => isStrikeOffLabel(status.registerStatus);

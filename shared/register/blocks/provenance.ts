@@ -47,18 +47,23 @@ export const EVENT_COLUMNS = {
   director_appointed: { 'companies-house-basic-company-data': [STREAM_COLUMNS.officerAppointed], 'cro-companies': [] },
   director_resigned: { 'companies-house-basic-company-data': [STREAM_COLUMNS.officerResigned], 'cro-companies': [] },
   psc_changed: { 'companies-house-basic-company-data': [STREAM_COLUMNS.psc], 'cro-companies': [] },
-  gazette_notice: { 'companies-house-basic-company-data': [STREAM_COLUMNS.gazette], 'cro-companies': [] },
   insolvency_case: { 'companies-house-basic-company-data': [STREAM_COLUMNS.insolvency], 'cro-companies': [] },
 } as const satisfies Readonly<Record<string, FactColumns>>;
 
-/** Event kinds whose facts only the stream gives: raised on the first value as on any change of it. */
+/**
+ * Event kinds whose facts only the stream gives: each of those facts is the latest news of its
+ * kind (the applier writes it only when the register newly tells something), so a new value is an
+ * event, the first one included.
+ */
 export const STREAM_EVENT_KINDS: ReadonlySet<string> = new Set([
   'director_appointed',
   'director_resigned',
   'psc_changed',
-  'gazette_notice',
   'insolvency_case',
 ]);
+
+/** What the stream tells the conditions and summaries: the latest strike-off notice, the open insolvency cases, the latest charge news. */
+const STREAM_CONDITIONS_GB = [STREAM_COLUMNS.gazette, STREAM_COLUMNS.insolvencyOpen, STREAM_COLUMNS.chargeNews];
 
 const STATUS_GB = ['CompanyStatus'];
 const STATUS_IE = ['company_status', 'company_status_date'];
@@ -102,6 +107,7 @@ export const BLOCK_COLUMNS = {
       'Accounts.NextDueDate',
       'ConfStmtNextDueDate',
       'Accounts.AccountCategory',
+      STREAM_COLUMNS.insolvencyOpen,
     ],
     'cro-companies': [...STATUS_IE, 'company_reg_date', 'nard'],
   },
@@ -118,6 +124,7 @@ export const BLOCK_COLUMNS = {
       'Returns.NextDueDate',
       ...new Set(Object.values(EVENT_COLUMNS).flatMap((columns) => columns['companies-house-basic-company-data'])),
       STREAM_COLUMNS.charges,
+      ...STREAM_CONDITIONS_GB,
     ],
     'cro-companies': [
       ...STATUS_IE,

@@ -1,6 +1,8 @@
 import type { FilingBehaviour, RiskOfFailure } from '../../companies/profile';
 import { daysBetween } from '../calendar';
 import { isReceiverOnCharge } from '../companies-house-bulk';
+import { STREAM_COLUMNS } from '../facts-as-of';
+import { openCasesOf, solventWindingUp } from '../insolvency-cases';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed } from '../statuses';
 import { daysOverdue } from './filing-behaviour';
@@ -22,6 +24,8 @@ export const RISK_POINTS = {
   /** A live company never reaches Severe on these facts alone: Severe means failed or failing. */
   liveCap: 84,
   voluntaryArrangement: 75,
+  /** Being wound up, but solvent: its creditors are to be paid in full. */
+  membersVoluntaryLiquidation: 50,
   insolvent: 95,
   ended: 100,
 } as const;
@@ -39,6 +43,13 @@ export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf
   if (ENDED_STATUSES.has(status.status)) {
     score = RISK_POINTS.ended;
     drivers.push({ points: score, words: `The company has ended (register status: ${status.registerStatus})` });
+  } else if (status.status === 'liquidation' && solventWindingUp(openCasesOf(facts.published.get(STREAM_COLUMNS.insolvencyOpen)))) {
+    score = RISK_POINTS.membersVoluntaryLiquidation;
+    drivers.push({
+      points: score,
+      words:
+        "A members' voluntary liquidation: a solvent winding up, its directors having declared that the company can pay its debts in full",
+    });
   } else if (INSOLVENT_STATUSES.has(status.status)) {
     score = RISK_POINTS.insolvent;
     drivers.push({ points: score, words: `Insolvency proceedings (register status: ${status.registerStatus})` });

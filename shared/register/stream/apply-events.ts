@@ -1,6 +1,6 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import { contentHashOf, indexedNamesOf } from '../../companies/company-store';
+import { contentHashOf, type FactsAsOf, indexedNamesOf } from '../../companies/company-store';
 import type { ProfileContent } from '../../companies/profile';
 import { indexedEntryOf, replaceProfile } from '../../companies/profile-transaction';
 import { everyIndexedWord } from '../../companies/search-index';
@@ -8,10 +8,12 @@ import { keyOf, profileOf, readStoredProfile, type StoredProfile } from '../../c
 import { VocabularyUpkeep, wordChange } from '../../companies/vocabulary-upkeep';
 import { batchGet } from '../../storage/batch';
 import { companiesHouseFacts } from '../companies-house-bulk';
-import { ColumnRow, derivedAsOf, type FactsAsOf, mergeFacts, STREAM_COLUMNS, type StoredFactsState, storedColumns } from '../facts-as-of';
-import { registerProfile, type StoredFacts } from '../register-profile';
+import { ColumnRow, derivedAsOf, type StoredFactsState } from '../facts-as-of';
+import { registerProfile } from '../register-profile';
 import { RowError } from '../snapshot-facts';
-import { type ChargeChange, type ChargeStatus, type EventFacts, eventFacts, type FilingDelivered } from './event-facts';
+import { type EventFacts, eventFacts } from './event-facts';
+import { type Folded, foldEvents } from './fold-events';
+import { isKnownKey } from './known-resources';
 import type { ApplyEvents, StreamEvent, StreamName } from './stream-events';
 
 export interface EventApplierOptions {
@@ -29,115 +31,12 @@ export interface EventApplierOptions {
 /** Stored profile items as the applier reads them: the content and the dates of its facts. */
 type StoredItem = StoredProfile & StoredFactsState;
 
-/** A company's events as the applier works them out against its stored facts. */
-interface Folded {
-  readonly columns: Record<string, string | null>;
-  readonly factsAsOf: Record<string, string>;
-  /** For each event, whether it changed a fact. */
-  readonly changed: readonly boolean[];
-  /** The latest date of an event that changed a fact. */
-  readonly latest: string | undefined;
-}
+export { foldEvents } from './fold-events';
 
-const CHARGE_CODES: Readonly<Record<ChargeStatus, string>> = { outstanding: 'o', 'part-satisfied': 'p', satisfied: 's' };
-const CHARGE_RANKS: Readonly<Record<string, number>> = { o: 0, p: 1, s: 2 };
-const COUNT_COLUMNS: Readonly<Record<string, string>> = {
-  o: 'Mortgages.NumMortOutstanding',
-  p: 'Mortgages.NumMortPartSatisfied',
-  s: 'Mortgages.NumMortSatisfied',
-};
-/** Room the provenance gives one fact; the oldest charges' statuses go first, as a snapshot has counted them by then. */
-const MAX_FACT_LENGTH = 500;
-
-const isoOfUkDate = (value: string | null | undefined) =>
-  value && /^\d{2}\/\d{2}\/\d{4}$/.test(value) ? `${value.slice(6, 10)}-${value.slice(3, 5)}-${value.slice(0, 2)}` : null;
-
-const countOf = (columns: Record<string, string | null>, column: string) => Number(columns[column] ?? 0) || 0;
-
-/**
- * A charge's status moved into the counts the bulk file publishes. Each charge's status is kept, so
- * a repeated event, or one older than what is known (a charge never goes back to outstanding),
- * moves nothing. A charge created before the stored snapshot is already in its counts.
- */
-function applyCharge(columns: Record<string, string | null>, state: StoredFactsState, charge: ChargeChange, asOf: string): boolean {
-  const statuses = new Map(
-    (columns[STREAM_COLUMNS.charges] ?? '')
-      .split(' ')
-      .filter(Boolean)
-      .map((entry) => [entry.slice(0, entry.lastIndexOf(':')), entry.slice(entry.lastIndexOf(':') + 1)] as const),
-  );
-  const code = CHARGE_CODES[charge.status];
-  const before = statuses.get(charge.id);
-  if (before !== undefined && (CHARGE_RANKS[before] ?? 0) >= (CHARGE_RANKS[code] ?? 0)) return false;
-  const counts = new Map(Object.entries(COUNT_COLUMNS).map(([status, column]) => [status, countOf(columns, column)]));
-  let registered = countOf(columns, 'Mortgages.NumMortCharges');
-  const move = (from: string | undefined, to: string) => {
-    if (from !== undefined) counts.set(from, Math.max(0, (counts.get(from) ?? 0) - 1));
-    counts.set(to, (counts.get(to) ?? 0) + 1);
-  };
-  const snapshot = state.registerSnapshot ?? '';
-  if (before !== undefined) move(before, code);
-  else if (!snapshot || (charge.createdOn !== null && charge.createdOn >= snapshot)) {
-    registered++;
-    move(undefined, code);
-  } else if (code !== 'o' && (charge.satisfiedOn ?? asOf.slice(0, 10)) >= snapshot) move('o', code);
-  statuses.set(charge.id, code);
-  let text = [...statuses].map(([id, status]) => `${id}:${status}`).join(' ');
-  while (text.length > MAX_FACT_LENGTH) text = text.slice(text.indexOf(' ') + 1);
-  columns[STREAM_COLUMNS.charges] = text;
-  columns['Mortgages.NumMortCharges'] = String(registered);
-  for (const [status, column] of Object.entries(COUNT_COLUMNS)) columns[column] = String(counts.get(status) ?? 0);
-  return true;
-}
-
-/** A delivery after the deadline the stored facts showed for it is a late filing, named by the missed deadline. */
-function lateFilingOf(columns: Record<string, string | null>, filing: FilingDelivered): string | undefined {
-  const [dueColumn, madeUpColumn] =
-    filing.kind === 'accounts' ? ['Accounts.NextDueDate', 'Accounts.LastMadeUpDate'] : ['ConfStmtNextDueDate', 'ConfStmtLastMadeUpDate'];
-  const due = isoOfUkDate(columns[dueColumn]);
-  // Once the stored facts show this filing, their deadline is already the next one: it says nothing of this one.
-  if (due === null || filing.madeUpTo === null || isoOfUkDate(columns[madeUpColumn]) === filing.madeUpTo) return undefined;
-  return filing.filedOn > due ? `${filing.kind}:${due}` : undefined;
-}
-
-/** Each event laid over the stored facts in turn, each group only by a statement at least as new as the stored one. */
-export function foldEvents(stored: StoredFacts | undefined, events: readonly EventFacts[]): Folded {
-  const base = storedColumns(stored);
-  let columns: Record<string, string | null> = { ...(base ?? {}) };
-  let factsAsOf: Record<string, string> = { ...(stored?.factsAsOf ?? {}) };
-  const state = (): StoredFactsState => ({ registerSnapshot: stored?.registerSnapshot, factsAsOf });
-  const changed: boolean[] = [];
-  let latest: string | undefined;
-  for (const event of events) {
-    let moved = false;
-    if (event.filing) {
-      const late = lateFilingOf(columns, event.filing);
-      const known = (columns[STREAM_COLUMNS.lateFilings] ?? '').split(' ').filter(Boolean);
-      if (late && !known.includes(late)) {
-        columns[STREAM_COLUMNS.lateFilings] = [...known, late].sort().join(' ');
-        factsAsOf = { ...factsAsOf, lateFilings: event.asOf };
-        moved = true;
-      }
-    }
-    const incoming: Record<string, string | null> = { ...event.columns };
-    if (event.filing?.kind === 'accounts' && event.filing.madeUpTo !== null) {
-      incoming[STREAM_COLUMNS.accountsFiledOn] = event.filing.filedOn;
-      incoming[STREAM_COLUMNS.accountsFiledMadeUpTo] = event.filing.madeUpTo;
-    }
-    if (Object.keys(incoming).length > 0) {
-      const merged = mergeFacts({ columns, state: state() }, incoming, event.asOf);
-      columns = merged.columns;
-      factsAsOf = merged.factsAsOf;
-      if (merged.changed.size > 0) moved = true;
-    }
-    if (event.charge && applyCharge(columns, state(), event.charge, event.asOf)) {
-      factsAsOf = { ...factsAsOf, charges: event.asOf, chargeStatuses: event.asOf };
-      moved = true;
-    }
-    changed.push(moved);
-    if (moved && (!latest || event.asOf > latest)) latest = event.asOf;
-  }
-  return { columns, factsAsOf, changed, latest };
+/** What of the memory of resources (`known.*`) the fold changed. */
+function memoryChanged(stored: StoredFactsState, folded: Folded): boolean {
+  for (const key in folded.factsAsOf) if (isKnownKey(key) && folded.factsAsOf[key] !== stored.factsAsOf?.[key]) return true;
+  return false;
 }
 
 /**
@@ -146,13 +45,13 @@ export function foldEvents(stored: StoredFacts | undefined, events: readonly Eve
  * do not make a company (a profile Bureau holds from elsewhere, told of by anything but its own
  * company-profile event).
  */
-function profileOfFacts(stored: StoredItem, companyNumber: string, folded: Folded): ProfileContent | undefined {
+function profileOfFacts(stored: StoredItem | undefined, companyNumber: string, folded: Folded): ProfileContent | undefined {
   const date = (folded.latest ?? '').slice(0, 10);
   const derived = derivedAsOf(stored);
   const asOf = derived && derived > date ? derived : date;
   try {
     const facts = companiesHouseFacts(new ColumnRow({ ...folded.columns, CompanyNumber: companyNumber }));
-    return registerProfile(facts, asOf, profileOf(stored));
+    return registerProfile(facts, asOf, stored && profileOf(stored));
   } catch (error) {
     if (error instanceof RowError) return undefined;
     throw error;
@@ -161,10 +60,30 @@ function profileOfFacts(stored: StoredItem, companyNumber: string, folded: Folde
 
 type Outcome = 'applied' | 'unchanged' | 'skipped';
 
+/** What a company-profile event must state for Bureau to hold a company it did not: the facts every block starts from. */
+const INCORPORATION_COLUMNS = ['CompanyName', 'CompanyStatus', 'CompanyCategory', 'IncorporationDate'] as const;
+
+/** True when one of the events states a whole company: one Bureau does not hold becomes a register profile from it. */
+const statesCompany = (events: readonly EventFacts[]) =>
+  events.some((event) => INCORPORATION_COLUMNS.every((column) => Boolean(event.columns[column])));
+
+/** Another writer kept getting to the company first: a transient condition, tried again with the batch. */
+export class WritesLostError extends Error {
+  constructor(companyNumber: string, attempts: number) {
+    super(`GB ${companyNumber}: ${attempts} writes lost to other writers in a row`);
+    this.name = 'WritesLostError';
+  }
+}
+
 /**
  * The port the stream consumer applies its batches through. A batch costs one BatchGetItem of the
- * companies it names, then one version-guarded transaction per company whose facts changed; events
- * for companies Bureau does not hold, and events that change nothing, cost no write. A write lost to
+ * companies it names, then one version-guarded transaction per company whose facts changed. A
+ * company Bureau does not hold (a new incorporation) becomes a register profile, with its name-index
+ * items, as an import creates one, when a company-profile event states its name, status, type and
+ * incorporation date; other events for companies Bureau does not hold, and events that change
+ * nothing, cost no write, except that a
+ * resource the company's memory did not hold yet is remembered by one update that takes no new
+ * version (known-resources.ts), so nothing is announced for it. A write lost to
  * another writer (another consumer, an import) reads the company again and works its events out
  * afresh, so neither loses the other's facts.
  */
@@ -175,31 +94,63 @@ export function createEventApplier(options: EventApplierOptions): ApplyEvents {
   const limit = pLimit(options.concurrency ?? 16);
   const vocabulary = new VocabularyUpkeep(doc, companiesTable);
 
-  async function writeCompany(companyNumber: string, events: readonly EventFacts[], first: StoredItem): Promise<Outcome[]> {
+  /**
+   * Keeps what the events told of the company's resources where they changed none of its facts:
+   * the memory alone, behind the version read and without a new one, so nothing is announced.
+   */
+  async function remember(stored: StoredItem, folded: Folded): Promise<boolean> {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: companiesTable,
+          Key: keyOf(stored),
+          UpdateExpression: 'SET factsAsOf = :facts',
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':facts': folded.factsAsOf, ':expected': stored.version },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  async function writeCompany(companyNumber: string, events: readonly EventFacts[], first: StoredItem | undefined): Promise<Outcome[]> {
     let stored: StoredItem | undefined = first;
     for (let attempt = 1; ; attempt++) {
-      if (!stored) return events.map(() => 'skipped');
+      if (!stored && !statesCompany(events)) return events.map(() => 'skipped');
       const folded = foldEvents(stored, events);
-      if (!folded.changed.includes(true)) return events.map(() => 'unchanged');
-      const content = profileOfFacts(stored, companyNumber, folded);
-      if (!content) return events.map(() => 'skipped');
-      const contentHash = contentHashOf(content);
-      if (contentHash === stored.contentHash) return events.map(() => 'unchanged');
+      const content = folded.changed.includes(true) ? profileOfFacts(stored, companyNumber, folded) : undefined;
+      if (folded.changed.includes(true) && !content) return events.map(() => 'skipped');
+      if (!stored && !content) return events.map(() => 'skipped');
+      const contentHash = content && contentHashOf(content);
+      if (stored && (!content || contentHash === stored.contentHash)) {
+        // Only a register profile keeps a memory: a profile held from elsewhere becomes one by its own company-profile event.
+        const keep = stored.dataSource === 'register' && memoryChanged(stored, folded);
+        if (!keep || (await remember(stored, folded))) return events.map(() => 'unchanged');
+        if (attempt >= maxAttempts) throw new WritesLostError(companyNumber, maxAttempts);
+        stored = (await readStoredProfile(doc, companiesTable, 'GB', companyNumber, true)) as StoredItem | undefined;
+        continue;
+      }
+      if (!content) return events.map(() => 'unchanged');
       const indexed = indexedNamesOf(content);
+      // With nothing stored, the write creates the company, guarded on its absence, as an import does.
       const written = await replaceProfile(doc, companiesTable, content, stored, {
         indexed,
-        contentHash,
+        contentHash: contentHash as string,
         updatedAt: clock().toISOString(),
-        ...(stored.registerSnapshot ? { registerSnapshot: stored.registerSnapshot } : {}),
+        ...(stored?.registerSnapshot ? { registerSnapshot: stored.registerSnapshot } : {}),
         factsAsOf: folded.factsAsOf as FactsAsOf,
       });
       if (written) {
-        if (content.name !== stored.name) {
-          await vocabulary.update([wordChange('GB', everyIndexedWord(indexedEntryOf(stored)), everyIndexedWord(indexed))]);
+        if (content.name !== stored?.name) {
+          const before = stored ? everyIndexedWord(indexedEntryOf(stored)) : [];
+          await vocabulary.update([wordChange('GB', before, everyIndexedWord(indexed))]);
         }
         return folded.changed.map((moved) => (moved ? 'applied' : 'unchanged'));
       }
-      if (attempt >= maxAttempts) throw new Error(`GB ${companyNumber}: ${maxAttempts} writes lost to other writers in a row`);
+      if (attempt >= maxAttempts) throw new WritesLostError(companyNumber, maxAttempts);
       stored = (await readStoredProfile(doc, companiesTable, 'GB', companyNumber, true)) as StoredItem | undefined;
     }
   }
@@ -231,7 +182,7 @@ export function createEventApplier(options: EventApplierOptions): ApplyEvents {
     await Promise.all(
       [...byCompany].map(([companyNumber, { positions, facts }]) => {
         const stored = held.get(companyNumber);
-        if (!stored) {
+        if (!stored && !statesCompany(facts)) {
           for (const position of positions) outcomes[position] = 'skipped';
           return undefined;
         }

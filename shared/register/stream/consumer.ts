@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { LeaseLostError, type StreamCheckpoints } from './checkpoints';
+import { isTransient, type SetAsideEvents } from './set-aside';
 import { type ApplyEvents, parseStreamLine, publishedAtMillis, type StreamEvent, type StreamName } from './stream-events';
 import { type BackoffSettings, readStream, type StreamItem, TimepointGoneError } from './stream-reader';
 
@@ -19,6 +20,8 @@ export interface ConsumerMetrics {
   /** Lines refused before apply: malformed, unknown kinds, oversize. */
   skipped?(stream: StreamName, reason: string): void;
   gap?(stream: StreamName, from: number | undefined): void;
+  /** Events that failed alone for a reason another try would meet again, kept aside so the stream moves on. */
+  setAside?(stream: StreamName, events: number): void;
 }
 
 export interface ConsumeStreamOptions {
@@ -27,6 +30,11 @@ export interface ConsumeStreamOptions {
   readonly streamKey: string;
   readonly checkpoints: StreamCheckpoints;
   readonly apply: ApplyEvents;
+  /**
+   * Where an event that cannot be applied is kept (set-aside.ts). Without it, a batch whose apply
+   * throws is applied again until it succeeds, whatever the error.
+   */
+  readonly setAside?: SetAsideEvents;
   /** This consumer's name in the lease: unique per process and run. */
   readonly owner: string;
   /** Epoch milliseconds at which to stop cleanly (a Lambda's remaining time less a margin). */
@@ -63,6 +71,8 @@ export interface ConsumeResult {
   readonly reconnects: number;
   /** The checkpoint when the consumer stopped. */
   readonly checkpoint?: number;
+  /** Events set aside as unappliable, when any were. */
+  readonly setAside?: number;
 }
 
 class Stop extends Error {
@@ -78,7 +88,11 @@ const describeError = (error: unknown) => (error instanceof Error ? `${error.nam
  * `apply` in batches, and moves the checkpoint to a batch's last timepoint only once its apply has
  * returned, so a crash at any point leaves the stream to be read again from before the batch (apply
  * must be idempotent; it sees duplicates anyway). A batch whose apply throws is applied again, with
- * backoff, until it succeeds or the consumer stops; the checkpoint never passes it. At the deadline
+ * backoff, until it succeeds or the consumer stops; the checkpoint never passes it, unless its failure
+ * is one another try would meet again (no throttling, no network, no lost race: set-aside.ts) and a
+ * place to set events aside is given: then each of its events is applied alone, and one that still
+ * fails that way is set aside, counted and logged, so one poisoned event never stops its stream.
+ * A transient failure of an event alone is retried as a batch's is. At the deadline
  * or the signal the batch in hand is applied once more if it can be, and the lease is handed over.
  */
 export async function consumeStream(options: ConsumeStreamOptions): Promise<ConsumeResult> {
@@ -103,6 +117,7 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
   let batches = 0;
   let skipped = 0;
   let reconnects = 0;
+  let setAsideCount = 0;
   let checkpoint: number | undefined;
   let leaseHeld = false;
   let leaseExpiresAt = 0;
@@ -146,6 +161,52 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
     // Reading went on from "now" after a 416: the next checkpoint may be lower than the one refused.
     let resumedAfterGap = false;
 
+    /**
+     * Each event of a batch that failed, alone and in order: a transient failure is retried with
+     * backoff, a failure that comes again the same way twice sets the event aside.
+     */
+    const applyApart = async (toApply: readonly StreamEvent[], setAside: SetAsideEvents) => {
+      const total = { applied: 0, unchanged: 0, skipped: 0 };
+      for (const event of toApply) {
+        let wait = options.applyRetryMs ?? 1_000;
+        let lasting = 0;
+        for (;;) {
+          if (leaseExpiresAt - now() < leaseTtlMs / 2) await renew();
+          try {
+            const outcome = await options.apply(stream, [event]);
+            total.applied += outcome.applied;
+            total.unchanged += outcome.unchanged;
+            total.skipped += outcome.skipped;
+            break;
+          } catch (error) {
+            if (!isTransient(error) && ++lasting >= 2) {
+              await setAside.keep(event, describeError(error));
+              setAsideCount += 1;
+              total.skipped += 1;
+              metrics?.setAside?.(stream, 1);
+              log.error('A stream event that cannot be applied was set aside; the stream moves on', {
+                stream,
+                timepoint: event.timepoint,
+                resourceUri: event.resourceUri,
+                error: describeError(error),
+              });
+              break;
+            }
+            log.error('Applying a stream event alone failed; it will be applied again', {
+              stream,
+              timepoint: event.timepoint,
+              error: describeError(error),
+            });
+            if (stopper.signal.aborted) throw new Stop(stopReason ?? 'signal');
+            await delay(wait, undefined, { signal: stopper.signal }).catch(() => {});
+            if (stopper.signal.aborted) throw new Stop(stopReason ?? 'signal');
+            wait = Math.min(60_000, wait * 2);
+          }
+        }
+      }
+      return total;
+    };
+
     const applyBatch = async (final: boolean): Promise<void> => {
       if (batch.length === 0) return;
       const toApply = batch;
@@ -158,6 +219,18 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
           metrics?.applied?.(stream, { ...outcome, events: toApply.length });
           break;
         } catch (error) {
+          if (options.setAside && !isTransient(error)) {
+            log.warn('Applying stream events failed; applying them one at a time', {
+              stream,
+              from: toApply[0]?.timepoint,
+              to: toApply[toApply.length - 1]?.timepoint,
+              events: toApply.length,
+              error: describeError(error),
+            });
+            const outcome = await applyApart(toApply, options.setAside);
+            metrics?.applied?.(stream, { ...outcome, events: toApply.length });
+            break;
+          }
           log.error('Applying stream events failed; the batch will be applied again', {
             stream,
             from: toApply[0]?.timepoint,
@@ -315,10 +388,28 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
         });
       });
     }
-    log.info('Stream consumer stopped', { stream, owner, reason: stopReason, checkpoint, events, skipped, reconnects });
+    log.info('Stream consumer stopped', {
+      stream,
+      owner,
+      reason: stopReason,
+      checkpoint,
+      events,
+      skipped,
+      reconnects,
+      setAside: setAsideCount,
+    });
   }
 
   function result(stoppedBecause: ConsumeStopReason): ConsumeResult {
-    return { stream, stoppedBecause, events, batches, skipped, reconnects, ...(checkpoint === undefined ? {} : { checkpoint }) };
+    return {
+      stream,
+      stoppedBecause,
+      events,
+      batches,
+      skipped,
+      reconnects,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+      ...(setAsideCount > 0 ? { setAside: setAsideCount } : {}),
+    };
   }
 }

@@ -1,6 +1,10 @@
 import { InvalidCompanyNumberError, parseCompanyNumber } from '../../companies/numbers';
+import { firstLineOf } from '../addresses';
 import { ADDRESS_COLUMNS, SIC_COLUMNS } from '../companies-house-bulk';
-import { STREAM_COLUMNS } from '../facts-as-of';
+import { type Notice, noticeMeaning } from '../gazette-notices';
+import { CASE_END_DATES, CASE_START_DATES } from '../insolvency-cases';
+import { cleanText, type TextKind } from '../register-text';
+import type { CaseTold, TermTold } from './known-resources';
 import { companyNumberOf, type StreamEvent } from './stream-events';
 
 /**
@@ -9,8 +13,10 @@ import { companyNumberOf, type StreamEvent } from './stream-events';
  * the same rules derive the same blocks whichever source told us. What the bulk file has no column
  * for (officers, persons with significant control, gazette notices, insolvency cases, delivery
  * dates) goes into `stream.` columns the rules read beside them. Nothing here reads storage: what
- * depends on the stored facts (charge counts, whether a filing was late) is carried as a change
- * for the applier to work out against them.
+ * depends on the stored facts (charge counts, whether a filing was late) and what depends on what
+ * the stream told before (whether an appointment, a person with significant control, a case or a
+ * notice is news) is carried as what the resource says, by its identity, for the applier to work
+ * out against them.
  */
 
 export interface ChargeChange {
@@ -21,6 +27,10 @@ export interface ChargeChange {
   readonly createdOn: string | null;
   /** When it was satisfied, or when the register said so. */
   readonly satisfiedOn: string | null;
+  /** Whom it secures (`persons_entitled[].name`), the first named; null where the register names none. */
+  readonly lender?: string | null;
+  /** What it charges: a floating charge over all the company's property, a floating charge, or neither. */
+  readonly floating?: 'all' | 'some' | 'none';
 }
 
 export type ChargeStatus = 'outstanding' | 'part-satisfied' | 'satisfied';
@@ -41,6 +51,14 @@ export interface EventFacts {
   readonly columns: Readonly<Record<string, string | null>>;
   readonly charge?: ChargeChange;
   readonly filing?: FilingDelivered;
+  /** A board appointment (director, LLP member): its id, appointed_on and resigned_on. */
+  readonly appointment?: TermTold;
+  /** A person with significant control or registrable beneficial owner: its id, notified_on and ceased_on. */
+  readonly control?: TermTold;
+  /** Every insolvency case of the company, as its insolvency resource states them. */
+  readonly cases?: readonly CaseTold[];
+  /** A strike-off or dissolution notice of the filing history. */
+  readonly notice?: Notice;
   /** The profile's flags, read for completeness; no rule reads them, since the counts and statuses say more. */
   readonly flags?: { readonly hasCharges?: boolean; readonly hasInsolvencyHistory?: boolean };
 }
@@ -64,10 +82,11 @@ function isoDate(value: unknown, field: string): string | null {
 /** As the bulk file writes a date. */
 const ukDate = (iso: string | null) => (iso === null ? null : `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`);
 
-function text(value: unknown, field: string): string | null {
+/** A text of the resource, cleaned and bounded as every register text is before storage (register-text.ts). */
+function text(value: unknown, field: string, kind: TextKind = 'text'): string | null {
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') throw new Malformed(`${field} is not text`);
-  return value.replace(/\s+/g, ' ').trim() || null;
+  return cleanText(value, kind) || null;
 }
 
 function record(value: unknown, field: string): Record<string, unknown> | undefined {
@@ -75,9 +94,6 @@ function record(value: unknown, field: string): Record<string, unknown> | undefi
   if (typeof value !== 'object' || Array.isArray(value)) throw new Malformed(`${field} is not an object`);
   return value as Record<string, unknown>;
 }
-
-/** The later of two ISO dates, either possibly absent. */
-const later = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /** The API's status codes as the bulk file labels them; a detail says what the code alone does not. */
 const STATUS_LABELS: Readonly<Record<string, string>> = {
@@ -94,6 +110,8 @@ const STATUS_LABELS: Readonly<Record<string, string>> = {
   open: 'Open',
   registered: 'Registered',
 };
+
+const STRIKE_OFF_PROPOSED = 'active-proposal-to-strike-off';
 
 /** The API's company types as the bulk file's CompanyCategory labels; a type missing here leaves the category as stored. */
 const CATEGORY_LABELS: Readonly<Record<string, string>> = {
@@ -131,14 +149,15 @@ function companyProfileColumns(data: Record<string, unknown>): {
   flags: NonNullable<EventFacts['flags']>;
 } {
   const columns: Record<string, string | null> = {};
-  const name = text(data.company_name, 'company_name');
+  const name = text(data.company_name, 'company_name', 'name');
   if (name !== null) columns.CompanyName = name;
 
   const status = text(data.company_status, 'company_status');
   if (status !== null) {
+    // A proposal to strike off is a detail of an active company: the status stays "active".
     const detail = text(data.company_status_detail, 'company_status_detail');
-    columns.CompanyStatus =
-      detail === 'active-proposal-to-strike-off' ? 'Active - Proposal to Strike off' : (STATUS_LABELS[status] ?? status);
+    const proposed = status === STRIKE_OFF_PROPOSED || (status === 'active' && detail === STRIKE_OFF_PROPOSED);
+    columns.CompanyStatus = proposed ? 'Active - Proposal to Strike off' : (STATUS_LABELS[status] ?? status);
     columns.DissolutionDate = ukDate(isoDate(data.date_of_cessation, 'date_of_cessation'));
   }
   const type = text(data.type, 'type');
@@ -153,14 +172,18 @@ function companyProfileColumns(data: Record<string, unknown>): {
     const parts: Record<(typeof ADDRESS_COLUMNS)[number], unknown> = {
       'RegAddress.CareOf': address.care_of,
       'RegAddress.POBox': address.po_box,
-      'RegAddress.AddressLine1': address.address_line_1,
+      // The bulk file's first line holds the premises and the API's first line together.
+      'RegAddress.AddressLine1': firstLineOf(
+        text(address.premises, 'registered_office_address.premises', 'addressLine'),
+        text(address.address_line_1, 'registered_office_address.address_line_1', 'addressLine'),
+      ),
       'RegAddress.AddressLine2': address.address_line_2,
       'RegAddress.PostTown': address.locality,
       'RegAddress.County': address.region,
       'RegAddress.Country': address.country,
       'RegAddress.PostCode': address.postal_code,
     };
-    for (const column of ADDRESS_COLUMNS) columns[column] = text(parts[column], `registered_office_address.${column}`);
+    for (const column of ADDRESS_COLUMNS) columns[column] = text(parts[column], `registered_office_address.${column}`, 'addressLine');
   }
 
   if (data.sic_codes !== undefined) {
@@ -206,7 +229,7 @@ function companyProfileColumns(data: Record<string, unknown>): {
       .map((entry, index) => {
         const previous = record(entry, `previous_company_names[${index}]`) ?? {};
         return {
-          name: text(previous.name, 'previous_company_names.name'),
+          name: text(previous.name, 'previous_company_names.name', 'name'),
           on: isoDate(previous.ceased_on, 'previous_company_names.ceased_on'),
         };
       })
@@ -225,9 +248,7 @@ function companyProfileColumns(data: Record<string, unknown>): {
   return { columns, flags };
 }
 
-const GAZETTE_STRIKE_OFF = /^GAZ/i;
-
-function filingFacts(data: Record<string, unknown>): Pick<EventFacts, 'columns' | 'filing'> | undefined {
+function filingFacts(data: Record<string, unknown>): Pick<EventFacts, 'columns' | 'filing' | 'notice'> | undefined {
   const category = text(data.category, 'category');
   const filedOn = isoDate(data.date, 'date');
   if (filedOn === null) throw new Malformed('date is absent');
@@ -237,10 +258,9 @@ function filingFacts(data: Record<string, unknown>): Pick<EventFacts, 'columns' 
   if (category === 'confirmation-statement' || category === 'annual-return') {
     return { columns: {}, filing: { kind: 'statement', filedOn, madeUpTo } };
   }
-  if (category === 'gazette') {
-    const type = text(data.type, 'type') ?? 'GAZ';
-    return GAZETTE_STRIKE_OFF.test(type) ? { columns: { [STREAM_COLUMNS.gazette]: `${type} ${filedOn}` } } : undefined;
-  }
+  // Read by the form's type whatever its category: a company's withdrawal of its application (DS02) is filed under "dissolution".
+  const type = text(data.type, 'type');
+  if (type !== null && noticeMeaning(type) !== undefined) return { columns: {}, notice: { type: type.toUpperCase(), date: filedOn } };
   return undefined;
 }
 
@@ -256,47 +276,96 @@ function chargeFacts(data: Record<string, unknown>, resourceId: string): ChargeC
   const known = status === null ? undefined : CHARGE_STATUSES[status];
   if (!known) throw new Malformed(`status ${JSON.stringify(data.status)} is not a charge status`);
   const number = data.charge_number;
+  const particulars = record(data.particulars, 'particulars');
+  const floating =
+    particulars?.floating_charge_covers_all === true ? 'all' : particulars?.contains_floating_charge === true ? 'some' : 'none';
   return {
-    id: typeof number === 'number' && Number.isSafeInteger(number) ? String(number) : resourceId.slice(-10),
+    id: typeof number === 'number' && Number.isSafeInteger(number) ? String(number) : cleanText(resourceId.slice(-10)).replace(/ /g, '_'),
     status: known,
     createdOn: isoDate(data.delivered_on, 'delivered_on') ?? isoDate(data.created_on, 'created_on'),
     satisfiedOn: isoDate(data.satisfied_on, 'satisfied_on'),
+    lender: lenderOf(data.persons_entitled, data.more_than_four_persons_entitled === true),
+    floating,
   };
 }
 
-function insolvencyFacts(data: Record<string, unknown>): Record<string, string | null> | undefined {
+/** The first person entitled, "and others" when the register names more. */
+function lenderOf(value: unknown, moreThanFour: boolean): string | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) throw new Malformed('persons_entitled is not a list');
+  const names = value.flatMap((entry, index) => {
+    const name = text(record(entry, `persons_entitled[${index}]`)?.name, `persons_entitled[${index}].name`);
+    return name === null ? [] : [name];
+  });
+  const first = names[0];
+  if (first === undefined) return null;
+  // Bounded: the lender is told in a fact and a signal's summary.
+  return `${first.slice(0, 160)}${names.length > 1 || moreThanFour ? ' and others' : ''}`;
+}
+
+/** The earlier of two ISO dates, either possibly absent. */
+const earlier = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a < b ? a : b);
+
+/** Bounded: a case type is told in facts and in the memory of cases. */
+const CASE_TYPE = /^[a-z][a-z-]{0,63}$/;
+
+function insolvencyFacts(data: Record<string, unknown>): CaseTold[] {
   if (!Array.isArray(data.cases)) throw new Malformed('cases is not a list');
-  let latest: { type: string; on: string } | undefined;
-  for (const [index, entry] of (data.cases as unknown[]).entries()) {
+  return (data.cases as unknown[]).map((entry, index) => {
     const found = record(entry, `cases[${index}]`) ?? {};
     const type = text(found.type, `cases[${index}].type`);
     if (type === null) throw new Malformed(`cases[${index}].type is absent`);
-    let on: string | null = null;
+    if (!CASE_TYPE.test(type)) throw new Malformed(`cases[${index}].type ${JSON.stringify(type)} is not a case type`);
+    let startedOn: string | null = null;
+    let endedOn: string | null = null;
+    let anyDate: string | null = null;
     if (found.dates !== undefined) {
       if (!Array.isArray(found.dates)) throw new Malformed(`cases[${index}].dates is not a list`);
-      for (const date of found.dates as unknown[]) on = later(on, isoDate(record(date, 'dates')?.date, `cases[${index}].dates.date`));
+      for (const date of found.dates as unknown[]) {
+        const dated = record(date, `cases[${index}].dates`) ?? {};
+        const on = isoDate(dated.date, `cases[${index}].dates.date`);
+        const kind = typeof dated.type === 'string' ? dated.type : '';
+        if (CASE_START_DATES.has(kind)) startedOn = earlier(startedOn, on);
+        else if (CASE_END_DATES.has(kind)) endedOn = earlier(endedOn, on);
+        anyDate = earlier(anyDate, on);
+      }
     }
-    if (on !== null && (!latest || on > latest.on)) latest = { type, on };
-  }
-  return latest ? { [STREAM_COLUMNS.insolvency]: `${latest.type} ${latest.on}` } : undefined;
+    // A case with no date the list knows as its start began no later than its first date.
+    startedOn ??= anyDate;
+    const number = typeof found.number === 'number' || typeof found.number === 'string' ? String(found.number).trim() : '';
+    const key = /^[A-Za-z0-9]{1,8}$/.test(number) ? number : `${type}-${startedOn ?? index}`;
+    return { key, type, startedOn, endedOn };
+  });
 }
 
 const BOARD_ROLES = /director|member/i;
 
-function officerFacts(data: Record<string, unknown>): Record<string, string | null> | undefined {
+/** The last part of the resource's own link: the id the register gives the appointment or notification. */
+function idOf(data: Record<string, unknown>, event: StreamEvent): string {
+  const links = record(data.links, 'links');
+  const self = typeof links?.self === 'string' ? links.self : event.resourceUri;
+  const last = self.split('/').filter(Boolean).pop();
+  // Kept in the memory of resources, whose entries are separated by spaces.
+  return cleanText(last && last.length <= 200 ? last : event.resourceId.slice(0, 200)).replace(/ /g, '_');
+}
+
+function officerFacts(data: Record<string, unknown>, event: StreamEvent): TermTold | undefined {
   const role = text(data.officer_role, 'officer_role');
   if (role === null) throw new Malformed('officer_role is absent');
   if (!BOARD_ROLES.test(role)) return undefined;
-  const appointed = isoDate(data.appointed_on, 'appointed_on');
-  const resigned = isoDate(data.resigned_on, 'resigned_on');
-  if (resigned !== null) return { [STREAM_COLUMNS.officerResigned]: resigned };
-  return appointed === null ? undefined : { [STREAM_COLUMNS.officerAppointed]: appointed };
+  const from = isoDate(data.appointed_on, 'appointed_on');
+  const to = isoDate(data.resigned_on, 'resigned_on');
+  return from === null && to === null ? undefined : { id: idOf(data, event), from, to };
 }
 
-function pscFacts(data: Record<string, unknown>): Record<string, string | null> | undefined {
-  const changed = later(isoDate(data.notified_on, 'notified_on'), isoDate(data.ceased_on, 'ceased_on'));
-  return changed === null ? undefined : { [STREAM_COLUMNS.psc]: changed };
+function pscFacts(data: Record<string, unknown>, event: StreamEvent): TermTold | undefined {
+  const from = isoDate(data.notified_on, 'notified_on');
+  const to = isoDate(data.ceased_on, 'ceased_on');
+  return from === null && to === null ? undefined : { id: idOf(data, event), from, to };
 }
+
+const hasIdentityFacts = (found: Omit<EventFacts, 'companyNumber' | 'asOf'>) =>
+  Boolean(found.charge || found.filing || found.appointment || found.control || found.cases || found.notice);
 
 /** `published_at` as `YYYY-MM-DDTHH:MM:SS`, so two instants compare as text; undefined when it is no instant. */
 export function asOfInstant(publishedAt: string): string | undefined {
@@ -337,25 +406,23 @@ export function eventFacts(event: StreamEvent): EventFactsResult {
       case 'charges':
         found = { columns: {}, charge: chargeFacts(data, event.resourceId) };
         break;
-      case 'insolvency-cases': {
-        const columns = insolvencyFacts(data);
-        found = columns && { columns };
+      case 'insolvency-cases':
+        found = { columns: {}, cases: insolvencyFacts(data) };
         break;
-      }
       case 'officers': {
-        const columns = officerFacts(data);
-        found = columns && { columns };
+        const appointment = officerFacts(data, event);
+        found = appointment && { columns: {}, appointment };
         break;
       }
       case 'persons-with-significant-control': {
-        const columns = pscFacts(data);
-        found = columns && { columns };
+        const control = pscFacts(data, event);
+        found = control && { columns: {}, control };
         break;
       }
       default:
         found = undefined;
     }
-    if (!found || (Object.keys(found.columns).length === 0 && !found.charge && !found.filing)) {
+    if (!found || (Object.keys(found.columns).length === 0 && !hasIdentityFacts(found))) {
       return { ok: false, reason: 'no-facts', companyNumber };
     }
     return { ok: true, facts: { companyNumber, asOf, ...found } };

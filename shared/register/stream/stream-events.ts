@@ -1,6 +1,8 @@
 /**
  * The Companies House Streaming API's events: one JSON object per line of a long-lived response,
- * `{resource_kind, resource_uri, resource_id, data, event: {timepoint, published_at, type}}`.
+ * `{resource_kind, resource_uri, resource_id, data, event: {timepoint, published_at, type, fields_changed}}`.
+ * `data` is the whole resource, republished whenever any field of it changes: what is news is
+ * worked out by identity against what was told before (known-resources.ts), not read from here.
  * A line is read into a `StreamEvent` or refused with a reason the consumer can log and count;
  * nothing here talks to the network or to storage.
  */
@@ -34,15 +36,17 @@ export const RESOURCE_KINDS: { readonly [S in StreamName]: readonly string[] } =
   charges: ['company-charges'],
   'insolvency-cases': ['company-insolvency'],
   officers: ['company-officers'],
+  // A person with significant control is "company-psc-<kind>"; a registrable beneficial owner of an
+  // overseas entity is named by the resource's own kind (as Companies House's psc-data-api maps them).
   'persons-with-significant-control': [
     'company-psc-individual',
     'company-psc-corporate',
     'company-psc-legal',
-    'company-psc-super-secure',
-    'company-psc-individual-beneficial-owner',
-    'company-psc-corporate-beneficial-owner',
-    'company-psc-legal-beneficial-owner',
-    'company-psc-super-secure-beneficial-owner',
+    'company-psc-supersecure',
+    'individual-beneficial-owner',
+    'corporate-entity-beneficial-owner',
+    'legal-person-beneficial-owner',
+    'super-secure-beneficial-owner',
   ],
   'persons-with-significant-control-statements': ['company-psc-statement'],
   'disqualified-officers': ['disqualified-officer-natural', 'disqualified-officer-corporate'],

@@ -322,6 +322,7 @@ describe('bureau target resolution', () => {
       webhooks: 'bureau-webhooks',
       deliveries: 'bureau-deliveries',
       workspace: 'bureau-workspace',
+      registerStreams: 'bureau-registerStreams',
     });
     const endpoint = await opened?.doc.config.endpoint?.();
     await expect(fetch(`http://${endpoint?.hostname}:${endpoint?.port}`), 'stopped after the command').rejects.toThrow();

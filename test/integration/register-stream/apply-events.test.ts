@@ -212,6 +212,7 @@ describe('applying Streaming API events to the companies Bureau holds', () => {
   });
 
   it('raises the signals only the stream can give: officers, persons with significant control, Gazette notices, insolvency cases', async () => {
+    // A first Gazette notice is the proposal to strike off itself: it raises strike_off_proposed, not a notice signal of its own.
     // Arrange
     await importMay();
 
@@ -258,12 +259,12 @@ describe('applying Streaming API events to the companies Bureau holds', () => {
     // Assert
     const acme = await stored();
     expect(kinds(acme)).toEqual(
-      expect.arrayContaining(['director_appointed:active', 'psc_changed:active', 'gazette_notice:active', 'insolvency_case:active']),
+      expect.arrayContaining(['director_appointed:active', 'psc_changed:active', 'strike_off_proposed:active', 'insolvency_case:active']),
     );
     expect(acme?.earlySignals.signals.find((signal) => signal.kind === 'insolvency_case')?.severity).toBe('critical');
     expect(acme?.earlySignals.provenance?.facts).toMatchObject({
       'stream.officers.lastAppointedOn': '2024-05-15',
-      'stream.psc.lastChangedOn': '2024-05-17',
+      'stream.psc.lastChangedOn': '2024-05-17 notified',
       'stream.gazette.notice': 'GAZ1 2024-05-21',
       'stream.insolvency.latestCase': 'creditors-voluntary-liquidation 2024-05-22',
     });
@@ -410,7 +411,7 @@ describe('never an older fact over a newer one', () => {
     expect(acme?.overview.registeredOffice).toBe('1 New Street, Leeds, ENGLAND, LS1 1AA');
     expect(acme?.earlySignals.provenance?.facts).toMatchObject({
       'stream.officers.lastResignedOn': '2024-05-18',
-      'stream.psc.lastChangedOn': '2024-05-17',
+      'stream.psc.lastChangedOn': '2024-05-17 ceased',
     });
     expect(kinds(acme)).toEqual(expect.arrayContaining(['director_resigned:active', 'psc_changed:active']));
   });

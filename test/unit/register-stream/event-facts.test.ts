@@ -124,7 +124,7 @@ describe('eventFacts: the other streams', () => {
       eventFacts(event('filings', '/company/01234567/filing-history/x', { category: 'gazette', type: 'GAZ1', date: '2026-11-24' })),
     ).toMatchObject({
       ok: true,
-      facts: { columns: { 'stream.gazette.notice': 'GAZ1 2026-11-24' } },
+      facts: { notice: { type: 'GAZ1', date: '2026-11-24' } },
     });
     expect(
       eventFacts(event('filings', '/company/01234567/filing-history/x', { category: 'officers', type: 'AP01', date: '2026-11-24' })),
@@ -148,7 +148,8 @@ describe('eventFacts: the other streams', () => {
     ).toMatchObject({ ok: true, facts: { charge: { id: '3', status: 'part-satisfied', createdOn: '2020-01-09', satisfiedOn: null } } });
   });
 
-  it('reads the latest insolvency case, board appointments and resignations, and PSC changes', () => {
+  // Whether any of these is news depends on what the stream told before: the applier works that out (fold-events.ts).
+  it('reads every insolvency case, board appointments and resignations, and PSC changes, by their identity', () => {
     expect(
       eventFacts(
         event('insolvency-cases', '/company/01234567/insolvency', {
@@ -158,11 +159,19 @@ describe('eventFacts: the other streams', () => {
           ],
         }),
       ),
-    ).toMatchObject({ ok: true, facts: { columns: { 'stream.insolvency.latestCase': 'creditors-voluntary-liquidation 2026-02-01' } } });
+    ).toMatchObject({
+      ok: true,
+      facts: {
+        cases: [
+          { type: 'administration', startedOn: '2025-01-01', endedOn: null },
+          { type: 'creditors-voluntary-liquidation', startedOn: '2026-02-01', endedOn: null },
+        ],
+      },
+    });
     expect(
       eventFacts(event('officers', '/company/01234567/appointments/a', { officer_role: 'director', appointed_on: '2026-11-01' })),
     ).toMatchObject({
-      facts: { columns: { 'stream.officers.lastAppointedOn': '2026-11-01' } },
+      facts: { appointment: { id: 'a', from: '2026-11-01', to: null } },
     });
     expect(
       eventFacts(
@@ -172,7 +181,7 @@ describe('eventFacts: the other streams', () => {
           resigned_on: '2026-11-02',
         }),
       ),
-    ).toMatchObject({ facts: { columns: { 'stream.officers.lastResignedOn': '2026-11-02' } } });
+    ).toMatchObject({ facts: { appointment: { id: 'a', from: '2020-01-01', to: '2026-11-02' } } });
     expect(
       eventFacts(event('officers', '/company/01234567/appointments/a', { officer_role: 'secretary', appointed_on: '2026-11-01' })),
     ).toMatchObject({
@@ -186,7 +195,7 @@ describe('eventFacts: the other streams', () => {
           ceased_on: '2026-11-03',
         }),
       ),
-    ).toMatchObject({ facts: { columns: { 'stream.psc.lastChangedOn': '2026-11-03' } } });
+    ).toMatchObject({ facts: { control: { id: 'p', from: '2026-10-01', to: '2026-11-03' } } });
   });
 });
 
