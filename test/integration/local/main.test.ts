@@ -92,7 +92,9 @@ describe('npm start', () => {
     expect(await second.exited).toBe(0);
   });
 
-  it('stops cleanly when told to while DynamoDB Local is still starting', async () => {
+  // Its own waits are bounded (20 s for the engine to appear); the test's budget covers starting
+  // npm start's process and the JVM on a busy machine besides.
+  it('stops cleanly when told to while DynamoDB Local is still starting', { timeout: 90_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
     const javaForDataDir = () => spawnSync('pgrep', ['-f', `dbPath ${join(dataDir, 'dynamodb')}`]).status === 0;
     const run = start([], { BUREAU_DATA_DIR: dataDir });
