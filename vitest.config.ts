@@ -43,10 +43,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Three on two cores: the end-to-end files spend much of their time waiting (for queues, retries,
-    // receivers, a browser), and with two workers the cores sat idle a third of the run; one DynamoDB
-    // Local serves them all and is not what they wait for.
-    maxWorkers: 3,
+    // Two cores, two workers: a third keeps the cores busier, but starves the crash and fan-out
+    // tests, whose runtimes restart JVMs and fan out to 20,000 watchers within fixed budgets.
+    maxWorkers: 2,
     // The use cases count metrics; in tests nothing publishes them.
     env: { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false' },
     sequence: { sequencer: LongFilesFirst },
