@@ -4,23 +4,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const INFRA = 'test/infra/**/*.test.ts';
 
 /**
- * Files that take minutes where most take seconds, longest first: started first, they run beside
- * the many short files instead of after them, when a run would wait for them alone. Measured on a
- * two-core machine; a file missing from the list only starts later.
+ * Files that take minutes where most take seconds: started first, they run beside the many short
+ * files instead of after them, when a run would wait for them alone. Those that keep the cores busy
+ * (the crash drill's 20,000 watchers, `npm start` started again and again, the CDK CLI bundling every
+ * function, Java engines started and killed) alternate with those that mostly wait, so the first
+ * workers do not all fight for the two cores at once. Measured on a two-core machine; a file missing
+ * from the list only starts later.
  */
 const LONG_FIRST = [
   'test/e2e/crash-safety.test.ts',
-  'test/integration/local/main.test.ts',
-  'test/infra/cdk-synth.test.ts',
-  'test/integration/local/dynamodb-local.test.ts',
   'test/e2e/sdk.test.ts',
+  'test/integration/local/main.test.ts',
   'test/e2e/openapi-properties.test.ts',
+  'test/infra/cdk-synth.test.ts',
   'test/e2e/workspace-browser.test.ts',
+  'test/integration/local/dynamodb-local.test.ts',
   'test/e2e/receiver-outage.test.ts',
   'test/e2e/first-start-webhooks.test.ts',
   'test/e2e/reference-browser.test.ts',
-  'test/e2e/oversized-input.test.ts',
   'test/e2e/deliveries.test.ts',
+  'test/e2e/oversized-input.test.ts',
 ];
 
 const rank = (spec: TestSpecification): number => {
