@@ -1,10 +1,11 @@
 import { BLOCK_NAMES } from '../companies/profile';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../companies/request-params';
+import { PROFILE_EVENT_TYPES } from '../events/envelope';
 import { MAX_REQUEST_BODY_BYTES } from '../http/body-limit';
 import { MAX_CURSOR_LENGTH } from '../paging/cursor';
 import { MANUAL_SENDS_PER_MINUTE } from '../webhooks/deliveries';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../webhooks/subscription';
-import { MAX_FILTERED_COMPANIES, PROFILE_EVENT_TYPES } from '../webhooks/subscription-filters';
+import { MAX_FILTERED_COMPANIES } from '../webhooks/subscription-filters';
 import * as examples from './examples';
 import { ref, type Schema } from './schemas';
 

@@ -1,11 +1,11 @@
 import { TOKEN_LIFETIME_SECONDS } from '../auth/token-policy';
 import { BLOCK_NAMES, JURISDICTIONS } from '../companies/profile';
 import profileSchema from '../companies/schema/profile.v1.schema.json' with { type: 'json' };
+import { PROFILE_EVENT_TYPES, TEST_EVENT_TYPE } from '../events/envelope';
 import { MAX_URL_LENGTH } from '../webhooks/endpoint-url';
-import { TEST_EVENT_TYPE } from '../webhooks/events';
 import { RESPONSE_EXCERPT_BYTES } from '../webhooks/response-excerpt';
 import { SUBSCRIPTION_STATUSES } from '../webhooks/subscription';
-import { MAX_FILTERED_COMPANIES, PROFILE_EVENT_TYPES } from '../webhooks/subscription-filters';
+import { MAX_FILTERED_COMPANIES } from '../webhooks/subscription-filters';
 
 /** A JSON Schema 2020-12 object, as OpenAPI 3.1 takes it. */
 export type Schema = Record<string, unknown>;

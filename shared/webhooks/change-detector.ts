@@ -1,7 +1,8 @@
 import type { CompanyProfile } from '../companies/profile';
+import type { WebhookEnvelope } from '../events/envelope';
 import type { FanoutTask, TaskQueue } from '../queues/queues';
 import type { WatcherLookup } from '../watches/watch-store';
-import { changeEvents, type WebhookEnvelope } from './events';
+import { changeEvents } from './events';
 
 export interface ProfileChange {
   readonly before: CompanyProfile;

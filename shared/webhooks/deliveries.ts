@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RateLimiter, RateLimitResult } from '../auth/rate-limit';
+import type { WebhookEnvelope } from '../events/envelope';
 import type { DeliveryMessage, TaskQueue } from '../queues/queues';
 import {
   type AttemptPage,
@@ -9,7 +10,7 @@ import {
   InvalidAttemptCursorError,
   RECOVERY_DAYS,
 } from './delivery-log';
-import { deliveryIdOf, testEvent, type WebhookEnvelope } from './events';
+import { deliveryIdOf, testEvent } from './events';
 import type { Subscriptions } from './subscriptions';
 
 /** Dead deliveries re-sent by one recovery call: a call stays well inside the function's time. */

@@ -1,4 +1,4 @@
-import type { WebhookEnvelope } from './events';
+import type { WebhookEnvelope } from '../events/envelope';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
 

@@ -3,9 +3,6 @@ import { canonicalJson } from '../companies/company-store';
 import type { BlockName, CompanyProfile, EarlySignal } from '../companies/profile';
 import { type ProfileEventType, TEST_EVENT_TYPE, type WebhookEnvelope } from '../events/envelope';
 
-// The envelope is defined with the events feed, below both; webhook code names it from here as well.
-export { type EventType, type ProfileEventType, TEST_EVENT_TYPE, type WebhookEnvelope } from '../events/envelope';
-
 /** The blocks whose any change is one profile.changed event; earlySignals has events of its own. */
 export const CHANGE_TRACKED_BLOCKS = ['overview', 'tradingStatus', 'filingBehaviour', 'riskOfFailure', 'creditCapacity'] as const;
 

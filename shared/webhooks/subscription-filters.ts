@@ -11,9 +11,6 @@ export interface SubscriptionFilters {
   readonly companies?: readonly string[];
 }
 
-// The filterable event types are the profile events; the OpenAPI document names them from here.
-export { PROFILE_EVENT_TYPES };
-
 /** Enough for a portfolio watched closely; a longer list is what watching (fetching) is for. */
 export const MAX_FILTERED_COMPANIES = 100;
 

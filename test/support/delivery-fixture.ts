@@ -1,7 +1,7 @@
+import type { WebhookEnvelope } from '../../shared/events/envelope';
 import type { DeliveryMessage } from '../../shared/queues/queues';
 import type { PostResult } from '../../shared/webhooks/delivery-client';
 import type { DeliveryRecord } from '../../shared/webhooks/delivery-log';
-import type { WebhookEnvelope } from '../../shared/webhooks/events';
 import type { Subscription } from '../../shared/webhooks/subscription';
 
 /** The instant the delivery fixtures are made at. */

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../../shared/events/client-events';
 import { DynamoClientEventStore } from '../../../shared/events/dynamo-client-events';
+import type { WebhookEnvelope } from '../../../shared/events/envelope';
 import { createEventsEndpoint } from '../../../shared/events/events-endpoint';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpResponse } from '../../../shared/http/types';
 import { eventsTable } from '../../../shared/storage/tables';
-import type { WebhookEnvelope } from '../../../shared/webhooks/events';
 import { createTestTables } from '../../support/dynamo';
 import { httpRequest } from '../../support/http-fixtures';
 

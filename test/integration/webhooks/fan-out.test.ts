@@ -6,12 +6,12 @@ import { createSqsClient, type LocalSqs, startLocalSqs } from '../../../local/fa
 import { ensureQueue } from '../../../local/queues';
 import { eventIdOf } from '../../../shared/events/client-events';
 import { DynamoClientEventStore } from '../../../shared/events/dynamo-client-events';
+import type { WebhookEnvelope } from '../../../shared/events/envelope';
 import type { DeliveryMessage, FanoutTask } from '../../../shared/queues/queues';
 import { JsonQueue } from '../../../shared/queues/sqs';
 import { eventsTable, watchesTable, webhooksTable } from '../../../shared/storage/tables';
 import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
-import type { WebhookEnvelope } from '../../../shared/webhooks/events';
 import { FanOut } from '../../../shared/webhooks/fan-out';
 import type { SubscriptionFilters } from '../../../shared/webhooks/subscription-filters';
 import { createTestTables, type TestTables } from '../../support/dynamo';

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookEnvelope } from '../../../shared/events/envelope';
 import type { DeliveryMessage } from '../../../shared/queues/queues';
 import { deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
 import { DeliveryClient } from '../../../shared/webhooks/delivery-client';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
-import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
+import { deliveryIdOf } from '../../../shared/webhooks/events';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
 import { WebhookSender } from '../../../shared/webhooks/sender';
 import type { Subscription } from '../../../shared/webhooks/subscription';

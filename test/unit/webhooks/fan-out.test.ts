@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { WebhookEnvelope } from '../../../shared/events/envelope';
 import type { DeliveryMessage, FanoutTask, TaskQueue } from '../../../shared/queues/queues';
 import type { WatcherLookup } from '../../../shared/watches/watch-store';
-import { deliveryIdOf, type WebhookEnvelope } from '../../../shared/webhooks/events';
+import { deliveryIdOf } from '../../../shared/webhooks/events';
 import { FanOut } from '../../../shared/webhooks/fan-out';
 
 const event: WebhookEnvelope = {

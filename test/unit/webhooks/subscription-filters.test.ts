@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WebhookEnvelope } from '../../../shared/webhooks/events';
+import type { WebhookEnvelope } from '../../../shared/events/envelope';
 import { filtersOf, InvalidFiltersError, matchesFilters, type SubscriptionFilters } from '../../../shared/webhooks/subscription-filters';
 
 const change = (fields: Partial<WebhookEnvelope> = {}): WebhookEnvelope => ({
