@@ -46,6 +46,8 @@ export interface Target {
   readonly workspaceOrigin?: string;
   /** A deployed stack's register import (bucket and state machine); absent locally and on stacks deployed before it. */
   readonly registerImport?: RegisterImportTarget;
+  /** Where recorded stream lines are published into the local runtime's register streams; absent elsewhere. */
+  readonly registerStreamsReplay?: { readonly url: string; readonly token: string };
   /** Says what the target is, for messages. */
   readonly description: string;
   close(): Promise<void>;

@@ -119,6 +119,7 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
       ...localTarget(runtime.dynamodbEndpoint, tables, paths, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues),
       // WebAuthn accepts "localhost" as a site, never an IP address: the workspace is visited by this name.
       workspaceOrigin: runtime.baseUrl.replace('://127.0.0.1:', '://localhost:'),
+      ...(runtime.registerStreamsReplay ? { registerStreamsReplay: runtime.registerStreamsReplay } : {}),
     };
   }
   const database = await startDynamoDbLocal({ workDir: paths.work, dataDir: paths.dynamodb });

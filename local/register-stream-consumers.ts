@@ -3,10 +3,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoStreamCheckpoints } from '../shared/register/stream/checkpoints';
 import { type ConsumerLog, consumeStream } from '../shared/register/stream/consumer';
-import { DynamoSetAsideEvents } from '../shared/register/stream/set-aside';
+import { DynamoSetAsideEvents, type SetAsideEvents } from '../shared/register/stream/set-aside';
 import { type ApplyEvents, STREAM_NAMES, type StreamName } from '../shared/register/stream/stream-events';
 import { type RegisterStreamEmulator, startRegisterStreamEmulator } from './register-stream-emulator';
 import { DemoRegisterActivity, publishDemoActivity, readDemoStreamCompanies } from './register-stream-publisher';
+import { type ReplayDoor, StreamOutcomeLog, startReplayDoor } from './register-stream-replay-door';
 
 /** Events a second the local register publishes in all; 0 publishes none. */
 export const EVENTS_PER_SECOND_SETTING = 'REGISTER_STREAM_EVENTS_PER_SECOND';
@@ -50,6 +51,8 @@ export interface LocalRegisterStreams {
   readonly url: string;
   readonly streamKey: string;
   readonly emulator: RegisterStreamEmulator;
+  /** Where `bureau streams replay` publishes recorded lines and reads their outcomes. */
+  readonly replay: Pick<ReplayDoor, 'url' | 'token'>;
   stop(): Promise<void>;
 }
 
@@ -67,6 +70,26 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
     disconnectAfterMs: 10 * 60_000,
   });
   const checkpoints = new DynamoStreamCheckpoints(options.doc, options.registerStreamsTable);
+  // What became of each event, by its place, for a replay to report: the applier's outcome or set aside.
+  const outcomes = new StreamOutcomeLog();
+  const apply: ApplyEvents = async (stream, events) => {
+    const result = await options.apply(stream, events);
+    for (const [index, outcome] of (result.outcomes ?? []).entries()) {
+      const event = events[index];
+      if (event) outcomes.record(stream, event.timepoint, outcome);
+    }
+    return result;
+  };
+  const setAsideStore = new DynamoSetAsideEvents(options.doc, options.registerStreamsTable);
+  const setAside: SetAsideEvents = {
+    keep: async (event, error) => {
+      await setAsideStore.keep(event, error);
+      outcomes.record(event.stream, event.timepoint, 'set-aside');
+    },
+    list: (stream) => setAsideStore.list(stream),
+    remove: (stream, timepoint) => setAsideStore.remove(stream, timepoint),
+  };
+  const replay = await startReplayDoor(emulator, outcomes);
   const stopping = new AbortController();
   let applied = 0;
   let lastLagMs: number | undefined;
@@ -85,8 +108,8 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
       baseUrl: emulator.url,
       streamKey: LOCAL_STREAM_KEY,
       checkpoints,
-      apply: options.apply,
-      setAside: new DynamoSetAsideEvents(options.doc, options.registerStreamsTable),
+      apply,
+      setAside,
       owner: 'local-runtime',
       signal: stopping.signal,
       leaseRetryMs: 1_000,
@@ -143,11 +166,13 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
     url: emulator.url,
     streamKey: LOCAL_STREAM_KEY,
     emulator,
+    replay: { url: replay.url, token: replay.token },
     async stop() {
       clearInterval(summary);
       stopPublishing();
       stopping.abort();
       await Promise.all(runs);
+      await replay.stop();
       await emulator.stop();
     },
   };

@@ -50,6 +50,12 @@ export interface RegisterStreamEmulator {
   publish(stream: StreamName, body: StreamEventBody): number;
   /** Stores a line exactly as given (malformed, oversize…) under the next timepoint, and sends it. */
   publishRaw(stream: StreamName, line: string): number;
+  /**
+   * Stores a line recorded from the register as it was sent. Its own `event.timepoint` is kept when
+   * it is after the stream's latest (the register's timepoints have gaps too); otherwise only that
+   * field is renumbered to the stream's next position, since a stream never goes back.
+   */
+  publishRecorded(stream: StreamName, line: string): { timepoint: number; renumbered: boolean };
   /** The last timepoint published, or undefined for a stream with none yet. */
   latest(stream: StreamName): number | undefined;
   /** Answers the next `count` connections to the stream with this status instead of events. */
@@ -265,6 +271,17 @@ export async function startRegisterStreamEmulator(options: RegisterStreamEmulato
       const t = stateOf(stream).next;
       store(stream, line, t);
       return t;
+    },
+    publishRecorded(stream, line) {
+      const next = stateOf(stream).next;
+      const recorded = JSON.parse(line) as { event?: Record<string, unknown> };
+      const own = recorded.event?.timepoint;
+      if (typeof own === 'number' && Number.isSafeInteger(own) && own >= next) {
+        store(stream, line, own);
+        return { timepoint: own, renumbered: false };
+      }
+      store(stream, JSON.stringify({ ...recorded, event: { ...recorded.event, timepoint: next } }), next);
+      return { timepoint: next, renumbered: true };
     },
     latest(stream) {
       const state = stateOf(stream);

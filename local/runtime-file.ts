@@ -10,6 +10,8 @@ export interface RuntimeInfo {
   readonly tables: Readonly<Record<string, string>>;
   /** Queue URLs by id, dead-letter queues as `<id>-dlq`. */
   readonly queues?: Readonly<Record<string, string>>;
+  /** Where `bureau streams replay` publishes into the local register streams, and the token it presents. */
+  readonly registerStreamsReplay?: { readonly url: string; readonly token: string };
   readonly startedAt: string;
 }
 

@@ -350,7 +350,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       ...(options.inMemory ? {} : { dataDir: paths.registerStreams }),
       doc,
       registerStreamsTable: tables[registerStreamsTable.id] as string,
-      apply: createEventApplier({ doc, companiesTable: tables[companiesTable.id] as string }),
+      apply: createEventApplier({ doc, companiesTable: tables[companiesTable.id] as string, feed: 'bureau-local-stream' }),
       eventsPerSecond,
       companiesFile: (options.demoDataset ?? demoDataset).gbFile,
       log: options.quiet ? () => {} : log,
@@ -366,6 +366,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       sqsEndpoint: sqs.endpoint,
       tables,
       queues: queueUrls,
+      registerStreamsReplay: registerStreams.replay,
       startedAt: new Date().toISOString(),
     };
     writeRuntimeInfo(paths.runtime, info);

@@ -18,8 +18,16 @@ export interface Money {
  * Where a block's values come from, on register profiles: the file, the snapshot, the rule and the
  * facts it read. A block whose derived values do not change keeps its provenance, asOf included.
  */
+export type RegisterFile = 'companies-house-basic-company-data' | 'cro-companies';
+export type LiveFeed = 'companies-house-streaming-api' | 'bureau-local-stream';
+
 export interface Provenance {
-  readonly source: 'companies-house-basic-company-data' | 'cro-companies';
+  /**
+   * The register file the block's facts come from, or the live feed whose event last changed them:
+   * the Companies House Streaming API, or on a local runtime its own register streams (demo activity
+   * and replayed recordings), never to be taken for the register.
+   */
+  readonly source: RegisterFile | LiveFeed;
   /** ISO date of the snapshot the block's current values were derived from. */
   readonly asOf: string;
   readonly rule: string;

@@ -1,5 +1,5 @@
 import type { FactsAsOf } from '../companies/company-store';
-import type { CompanyProfile } from '../companies/profile';
+import type { CompanyProfile, Provenance } from '../companies/profile';
 import { BLOCK_NAMES } from '../companies/profile';
 import { addressKey } from './addresses';
 import { isOptionalColumn, type PublishedRow } from './snapshot-facts';
@@ -96,6 +96,9 @@ export function groupAsOf(stored: StoredFactsState, group: string): string {
   return snapshot;
 }
 
+/** Sources that spell a GB profile's facts in the bulk file's columns: the file itself and the feeds laid over it. */
+export const isCompaniesHouseSource = (source: Provenance['source']) => source !== 'cro-companies';
+
 /** Provenance names that are no register column: what the rules keep or take from other blocks. */
 const isColumn = (name: string) => !name.startsWith('snapshots.') && !name.startsWith('derived.');
 
@@ -109,7 +112,7 @@ export function storedColumns(profile: CompanyProfile | undefined): Record<strin
   const columns: Record<string, string | null> = {};
   for (const block of BLOCK_NAMES) {
     const provenance = profile[block].provenance;
-    if (provenance?.source !== 'companies-house-basic-company-data') return undefined;
+    if (!provenance || !isCompaniesHouseSource(provenance.source)) return undefined;
     for (const name in provenance.facts) if (isColumn(name)) columns[name] = provenance.facts[name] ?? null;
   }
   return columns;

@@ -25,10 +25,17 @@ export class LaterSnapshotStoredError extends Error {
   }
 }
 
-/** A block without the dates that only say when it was derived, for telling whether its values changed. */
+/**
+ * A block without what only says when and through which door it was derived (the date, the file or
+ * feed), for telling whether its values changed: the same facts told by the stream are no change.
+ */
 function valuesOf(block: unknown): string {
-  const { provenance, assessedOn: _assessedOn, ...values } = block as { provenance?: { asOf?: string }; assessedOn?: string };
-  const { asOf: _asOf, ...rest } = provenance ?? {};
+  const {
+    provenance,
+    assessedOn: _assessedOn,
+    ...values
+  } = block as { provenance?: { asOf?: string; source?: string }; assessedOn?: string };
+  const { asOf: _asOf, source: _source, ...rest } = provenance ?? {};
   return canonicalJson({ ...values, provenance: rest });
 }
 

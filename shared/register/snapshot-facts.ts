@@ -1,5 +1,5 @@
 import { InvalidCompanyNumberError, parseCompanyNumber } from '../companies/numbers';
-import type { Jurisdiction, PreviousName, Provenance, TradingStatus } from '../companies/profile';
+import type { Jurisdiction, LiveFeed, PreviousName, RegisterFile, TradingStatus } from '../companies/profile';
 import { cleanField } from './register-text';
 
 /**
@@ -7,7 +7,10 @@ import { cleanField } from './register-text';
  * block of a register profile is derived from. Dates are ISO; a field the register left empty is null.
  */
 export interface SnapshotFacts {
-  readonly source: Provenance['source'];
+  /** The register file whose columns the facts are spelt in. */
+  readonly source: RegisterFile;
+  /** The live feed whose event the facts were last changed by, when they were: provenance names it instead of the file. */
+  readonly via?: LiveFeed;
   readonly jurisdiction: Jurisdiction;
   readonly companyNumber: string;
   readonly name: string;

@@ -2,7 +2,7 @@ import type { CompanyProfile, EarlySignal, EarlySignals, FilingBehaviour } from 
 import { addressKey } from '../addresses';
 import { daysBetween } from '../calendar';
 import { isReceiverOnCharge } from '../companies-house-bulk';
-import { STREAM_COLUMNS } from '../facts-as-of';
+import { isCompaniesHouseSource, STREAM_COLUMNS } from '../facts-as-of';
 import { noticeMeaning, noticeOf, noticeWords } from '../gazette-notices';
 import { caseWords, hasInsolventCase, isSolventCase, openCasesOf, solventWindingUp } from '../insolvency-cases';
 import type { SnapshotFacts } from '../snapshot-facts';
@@ -271,7 +271,9 @@ export function registerSignals(
     settle(signal, replaced ? 'superseded' : 'expired');
   }
 
-  const beforeFacts = prior?.provenance?.source === facts.source ? prior.provenance.facts : undefined;
+  // Facts before and after are comparable when spelt in the same file's columns, whichever door told them.
+  const sameColumns = prior?.provenance && isCompaniesHouseSource(prior.provenance.source) === isCompaniesHouseSource(facts.source);
+  const beforeFacts = sameColumns ? prior?.provenance?.facts : undefined;
   if (beforeFacts) {
     for (const event of eventsOf(facts, beforeFacts)) {
       const id = `${event.kind}-${asOf}`;

@@ -21,7 +21,7 @@ export function provenanceOf(
 ): Provenance {
   const read = facts.published.pick(columns[facts.source]);
   for (const name in extra) read[name] = extra[name] ?? null;
-  return { source: facts.source, asOf, rule, facts: read };
+  return { source: facts.via ?? facts.source, asOf, rule, facts: read };
 }
 
 const ADDRESS_GB = ADDRESS_COLUMNS;

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { contentHashOf, type FactsAsOf, indexedNamesOf } from '../../companies/company-store';
-import type { ProfileContent } from '../../companies/profile';
+import type { LiveFeed, ProfileContent } from '../../companies/profile';
 import { indexedEntryOf, replaceProfile } from '../../companies/profile-transaction';
 import { everyIndexedWord } from '../../companies/search-index';
 import { keyOf, profileOf, readStoredProfile, type StoredProfile } from '../../companies/stored-profile';
@@ -14,7 +14,7 @@ import { RowError } from '../snapshot-facts';
 import { type EventFacts, eventFacts } from './event-facts';
 import { type Folded, foldEvents } from './fold-events';
 import { isKnownKey } from './known-resources';
-import type { ApplyEvents, StreamEvent, StreamName } from './stream-events';
+import type { ApplyEvents, EventOutcome, StreamEvent, StreamName } from './stream-events';
 
 export interface EventApplierOptions {
   readonly doc: DynamoDBDocumentClient;
@@ -24,6 +24,8 @@ export interface EventApplierOptions {
   readonly concurrency?: number;
   /** Tries of one company's write when other writers keep getting there first. */
   readonly maxAttempts?: number;
+  /** Which feed the events come from, named in the provenance of what they change. Default the Companies House Streaming API. */
+  readonly feed?: LiveFeed;
   /** Told of each event skipped for being malformed, so it can be logged with its place. */
   readonly onSkipped?: (event: StreamEvent, reason: string, detail?: string) => void;
 }
@@ -45,12 +47,12 @@ function memoryChanged(stored: StoredFactsState, folded: Folded): boolean {
  * do not make a company (a profile Bureau holds from elsewhere, told of by anything but its own
  * company-profile event).
  */
-function profileOfFacts(stored: StoredItem | undefined, companyNumber: string, folded: Folded): ProfileContent | undefined {
+function profileOfFacts(stored: StoredItem | undefined, companyNumber: string, folded: Folded, feed: LiveFeed): ProfileContent | undefined {
   const date = (folded.latest ?? '').slice(0, 10);
   const derived = derivedAsOf(stored);
   const asOf = derived && derived > date ? derived : date;
   try {
-    const facts = companiesHouseFacts(new ColumnRow({ ...folded.columns, CompanyNumber: companyNumber }));
+    const facts = { ...companiesHouseFacts(new ColumnRow({ ...folded.columns, CompanyNumber: companyNumber })), via: feed };
     return registerProfile(facts, asOf, stored && profileOf(stored));
   } catch (error) {
     if (error instanceof RowError) return undefined;
@@ -58,7 +60,7 @@ function profileOfFacts(stored: StoredItem | undefined, companyNumber: string, f
   }
 }
 
-type Outcome = 'applied' | 'unchanged' | 'skipped';
+type Outcome = EventOutcome;
 
 /** What a company-profile event must state for Bureau to hold a company it did not: the facts every block starts from. */
 const INCORPORATION_COLUMNS = ['CompanyName', 'CompanyStatus', 'CompanyCategory', 'IncorporationDate'] as const;
@@ -91,6 +93,7 @@ export function createEventApplier(options: EventApplierOptions): ApplyEvents {
   const { doc, companiesTable } = options;
   const clock = options.clock ?? (() => new Date());
   const maxAttempts = options.maxAttempts ?? 8;
+  const feed = options.feed ?? 'companies-house-streaming-api';
   const limit = pLimit(options.concurrency ?? 16);
   const vocabulary = new VocabularyUpkeep(doc, companiesTable);
 
@@ -121,7 +124,7 @@ export function createEventApplier(options: EventApplierOptions): ApplyEvents {
     for (let attempt = 1; ; attempt++) {
       if (!stored && !statesCompany(events)) return events.map(() => 'skipped');
       const folded = foldEvents(stored, events);
-      const content = folded.changed.includes(true) ? profileOfFacts(stored, companyNumber, folded) : undefined;
+      const content = folded.changed.includes(true) ? profileOfFacts(stored, companyNumber, folded, feed) : undefined;
       if (folded.changed.includes(true) && !content) return events.map(() => 'skipped');
       if (!stored && !content) return events.map(() => 'skipped');
       const contentHash = content && contentHashOf(content);
@@ -194,6 +197,6 @@ export function createEventApplier(options: EventApplierOptions): ApplyEvents {
     );
     const counts = { applied: 0, unchanged: 0, skipped: 0 };
     for (const outcome of outcomes) counts[outcome]++;
-    return counts;
+    return { ...counts, outcomes };
   };
 }

@@ -73,10 +73,18 @@ export interface StreamEvent {
  * it must be idempotent, since a batch is applied again after a failure or a takeover, and the
  * stream itself repeats events.
  */
-export type ApplyEvents = (
-  stream: StreamName,
-  events: readonly StreamEvent[],
-) => Promise<{ applied: number; unchanged: number; skipped: number }>;
+export type ApplyEvents = (stream: StreamName, events: readonly StreamEvent[]) => Promise<AppliedEvents>;
+
+/** What became of one event: it changed a profile's facts, changed none, or was not applied (no company Bureau holds, malformed, a deletion). */
+export type EventOutcome = 'applied' | 'unchanged' | 'skipped';
+
+export interface AppliedEvents {
+  readonly applied: number;
+  readonly unchanged: number;
+  readonly skipped: number;
+  /** Each event's outcome, in the order given, where the applier tells them. */
+  readonly outcomes?: readonly EventOutcome[];
+}
 
 export type StreamLineRefusalReason =
   | 'malformed-json'

@@ -383,9 +383,9 @@ export interface ProfileOverview {
  */
 export interface Provenance {
   /**
-   * The register file: Companies House's Free Company Data Product (BasicCompanyData, monthly) or the CRO companies open dataset.
+   * The register file: Companies House's Free Company Data Product (BasicCompanyData, monthly) or the CRO companies open dataset; or the live feed whose event last changed the block's facts: the Companies House Streaming API, or a local runtime's own register streams (demo activity and replayed recordings, never the register).
    */
-  source: 'companies-house-basic-company-data' | 'cro-companies';
+  source: 'companies-house-basic-company-data' | 'cro-companies' | 'companies-house-streaming-api' | 'bureau-local-stream';
   /**
    * Date of the snapshot the block's current values were derived from.
    */
