@@ -111,6 +111,9 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
       apply,
       setAside,
       owner: 'local-runtime',
+      // Deployed, a batch waits 2 s to spare checkpoint writes; here nothing is billed, and a replay
+      // waits at every change of stream for the batch before it to be applied.
+      batchWaitMs: 25,
       signal: stopping.signal,
       leaseRetryMs: 1_000,
       log,
@@ -137,14 +140,10 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
   };
   const runs = STREAM_NAMES.map(supervise);
 
-  // Published only once every stream has a reader: a consumer with no checkpoint starts from what
-  // is published after it connects, and the first events would otherwise go unread.
+  // Ready only once every stream has a reader: a consumer with no checkpoint starts from what is
+  // published after it connects, and the first events (demo activity, a replay) would go unread.
   const startedAt = Date.now();
-  while (
-    options.eventsPerSecond > 0 &&
-    STREAM_NAMES.some((stream) => emulator.openConnections(stream) === 0) &&
-    Date.now() - startedAt < 10_000
-  ) {
+  while (STREAM_NAMES.some((stream) => emulator.openConnections(stream) === 0) && Date.now() - startedAt < 10_000) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   let stopPublishing = () => {};

@@ -74,7 +74,7 @@ export function streamOfLine(line: string): { ok: true; stream: StreamName; reso
 
 export async function replayStreamFile(file: string, door: ReplayDoorClient, options: ReplayOptions = {}): Promise<ReplaySummary> {
   const waitMs = options.waitMs ?? 60_000;
-  const pollMs = options.pollMs ?? 20;
+  const pollMs = options.pollMs ?? 5;
   const refused: RefusedLine[] = [];
   const lines: Array<Omit<ReplayedLine, 'outcome'> & { outcome?: ReplayedLine['outcome'] }> = [];
   let renumbered = 0;
