@@ -1,0 +1,287 @@
+import { type ConceptChoice, DORMANT_CONCEPTS, EMPLOYEES, type FigureConcepts, MONEY_FIGURES, type MoneyFigure } from './concepts';
+import { type Decimal, decimalToString, toMinorUnits, toNumber } from './decimal';
+import type { AccountsFiling, AccountsType, Conflict, FactProvenance, PeriodFigures } from './filing';
+import type { Context, Fact, Instance } from './instance';
+import { ISO4217, knownNamespace, type TaxonomyGeneration } from './namespaces';
+
+interface Period {
+  readonly start?: string;
+  readonly end: string;
+}
+
+interface Candidate {
+  readonly fact: Fact & { readonly number: Decimal };
+  readonly context: Context;
+  readonly currency?: string;
+  readonly provenance: FactProvenance;
+}
+
+/** What the derivation needs to know about the entry besides its document. */
+export interface DerivationInput {
+  readonly entryName: string;
+  readonly companyNumber: string;
+  readonly balanceSheetDate: string;
+}
+
+const DAY = 86_400_000;
+
+function addDays(iso: string, days: number): string {
+  return new Date(Date.parse(`${iso}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+}
+
+const isPlain = (context: Context) => context.dimensions.length === 0 && !context.forever && context.end !== undefined;
+
+/**
+ * The current and prior periods, read from the contexts the facts use. The current period ends on
+ * the balance-sheet date; it starts where the most used undimensioned duration ending then starts.
+ * The prior period ends on the earlier date most facts are reported at, no later than a week after the
+ * current start (52- and 53-week years leave a gap or an overlap of a few days; a stray fact dated on
+ * the first day of the year must not pass for the comparatives).
+ */
+export function periods(instance: Instance, balanceSheetDate: string): { current: Period; prior?: Period } {
+  const uses = new Map<string, number>();
+  for (const fact of instance.facts) uses.set(fact.contextRef, (uses.get(fact.contextRef) ?? 0) + 1);
+  const used = [...instance.contexts.values()].filter((context) => isPlain(context) && uses.has(context.id));
+  const startOf = (end: string) => {
+    let best: Context | undefined;
+    for (const context of used) {
+      if (context.start === undefined || context.end !== end) continue;
+      if (!best || (uses.get(context.id) ?? 0) > (uses.get(best.id) ?? 0)) best = context;
+    }
+    return best?.start;
+  };
+  const current: Period = { start: startOf(balanceSheetDate), end: balanceSheetDate };
+  const limit = current.start ? addDays(current.start, 7) : addDays(balanceSheetDate, -28);
+  const factsAt = new Map<string, number>();
+  for (const context of used) {
+    const end = context.end as string;
+    if (end < balanceSheetDate && end <= limit) factsAt.set(end, (factsAt.get(end) ?? 0) + (uses.get(context.id) ?? 0));
+  }
+  let priorEnd: string | undefined;
+  for (const [end, count] of factsAt) {
+    const best = priorEnd === undefined ? -1 : (factsAt.get(priorEnd) as number);
+    if (count > best || (count === best && end > (priorEnd as string))) priorEnd = end;
+  }
+  return priorEnd ? { current, prior: { start: startOf(priorEnd), end: priorEnd } } : { current };
+}
+
+function inPeriod(context: Context, figure: FigureConcepts, period: Period): boolean {
+  if (figure.period === 'instant') return context.start === undefined && context.end === period.end;
+  return period.start !== undefined && context.start === period.start && context.end === period.end;
+}
+
+function qualifies(context: Context, choice: ConceptChoice): boolean {
+  if (!choice.member) return context.dimensions.length === 0;
+  if (context.dimensions.length !== 1) return false;
+  const [only] = context.dimensions;
+  return only !== undefined && !only.typed && only.dimension.localName === choice.member.dimension && only.member === choice.member.member;
+}
+
+class Deriver {
+  readonly conflicts: Conflict[] = [];
+  /** Facts of known UK concepts with a number, by local name. */
+  private readonly numeric = new Map<string, (Fact & { readonly number: Decimal })[]>();
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly entryName: string,
+  ) {
+    for (const fact of instance.facts) {
+      if (fact.number == null || !knownNamespace(fact.concept.namespace)) continue;
+      const list = this.numeric.get(fact.concept.localName);
+      if (list) list.push(fact as Fact & { readonly number: Decimal });
+      else this.numeric.set(fact.concept.localName, [fact as Fact & { readonly number: Decimal }]);
+    }
+  }
+
+  private candidates(choice: ConceptChoice, figure: FigureConcepts, period: Period, money: boolean): Candidate[] {
+    const found: Candidate[] = [];
+    for (const fact of this.numeric.get(choice.localName) ?? []) {
+      const context = this.instance.contexts.get(fact.contextRef);
+      if (!context || !inPeriod(context, figure, period) || !qualifies(context, choice)) continue;
+      const currency = this.currency(fact.unitRef);
+      if (money ? currency === undefined : currency !== undefined) continue;
+      found.push({
+        fact,
+        context,
+        currency,
+        provenance: {
+          entryName: this.entryName,
+          concept: fact.concept.written,
+          namespace: fact.concept.namespace,
+          contextId: context.id,
+        },
+      });
+    }
+    return found;
+  }
+
+  private currency(unitRef: string | undefined): string | undefined {
+    const unit = unitRef === undefined ? undefined : this.instance.units.get(unitRef);
+    const [measure, ...rest] = unit?.measures ?? [];
+    if (!measure || rest.length > 0 || unit?.divide) return undefined;
+    const iso = measure.namespace === ISO4217 || measure.written.startsWith('iso4217:');
+    return iso && /^[A-Z]{3}$/.test(measure.localName) ? measure.localName : undefined;
+  }
+
+  /** The one value the candidates agree on; a disagreement is recorded and gives nothing. */
+  private agreed(figure: MoneyFigure | 'employees', label: 'current' | 'prior', candidates: readonly Candidate[]): Candidate | undefined {
+    const values = new Set(candidates.map((c) => `${decimalToString(c.fact.number)} ${c.currency ?? ''}`));
+    if (values.size <= 1) return candidates[0];
+    this.conflicts.push({
+      figure,
+      period: label,
+      values: candidates.map((c) => ({
+        value: decimalToString(c.fact.number),
+        unit: c.currency ?? c.fact.unitRef,
+        provenance: c.provenance,
+      })),
+    });
+    return undefined;
+  }
+
+  money(figure: MoneyFigure, period: Period, label: 'current' | 'prior') {
+    const concepts = MONEY_FIGURES[figure];
+    for (const choice of concepts.concepts) {
+      const candidates = this.candidates(choice, concepts, period, true);
+      if (candidates.length === 0) continue;
+      const chosen = this.agreed(figure, label, candidates);
+      if (!chosen) return undefined;
+      const amountMinor = toMinorUnits(chosen.fact.number);
+      return amountMinor === null ? undefined : { amountMinor, currency: chosen.currency as string, provenance: [chosen.provenance] };
+    }
+    if (!concepts.parts) return undefined;
+    const parts: Candidate[] = [];
+    for (const localName of concepts.parts) {
+      const candidates = this.candidates({ localName }, concepts, period, true);
+      if (candidates.length === 0) continue;
+      const chosen = this.agreed(figure, label, candidates);
+      if (!chosen) return undefined;
+      parts.push(chosen);
+    }
+    const currency = parts[0]?.currency;
+    if (!currency || parts.some((part) => part.currency !== currency)) return undefined;
+    let amountMinor = 0;
+    for (const part of parts) {
+      const minor = toMinorUnits(part.fact.number);
+      if (minor === null) return undefined;
+      amountMinor += minor;
+    }
+    return Number.isSafeInteger(amountMinor) ? { amountMinor, currency, provenance: parts.map((part) => part.provenance) } : undefined;
+  }
+
+  employees(period: Period, label: 'current' | 'prior') {
+    for (const choice of EMPLOYEES.concepts) {
+      const candidates = this.candidates(choice, EMPLOYEES, period, false);
+      if (candidates.length === 0) continue;
+      const chosen = this.agreed('employees', label, candidates);
+      const count = chosen ? toNumber(chosen.fact.number) : null;
+      return chosen && count !== null ? { count, provenance: [chosen.provenance] } : undefined;
+    }
+    return undefined;
+  }
+
+  figures(period: Period, label: 'current' | 'prior'): PeriodFigures {
+    const figures: Record<string, unknown> = { periodEnd: period.end };
+    if (period.start) figures.periodStart = period.start;
+    for (const figure of Object.keys(MONEY_FIGURES) as MoneyFigure[]) {
+      const value = this.money(figure, period, label);
+      if (value) figures[figure] = value;
+    }
+    const employees = this.employees(period, label);
+    if (employees) figures.employees = employees;
+    return figures as PeriodFigures;
+  }
+}
+
+/**
+ * A first set of accounts has no comparatives, only opening balances (fixed assets brought forward at
+ * the day before the first day). The prior period counts when the filing compares: a prior profit and
+ * loss period, or a prior balance sheet.
+ */
+function hasComparatives(figures: PeriodFigures): boolean {
+  return (
+    figures.periodStart !== undefined ||
+    figures.netAssets !== undefined ||
+    figures.totalAssetsLessCurrentLiabilities !== undefined ||
+    figures.currentAssets !== undefined
+  );
+}
+
+/** The dimension member a fact's context names for a dimension, by local names. */
+function memberOf(instance: Instance, fact: Fact, dimension: string): string | undefined {
+  const context = instance.contexts.get(fact.contextRef);
+  return context?.dimensions.find((d) => d.dimension.localName === dimension && !d.typed)?.member;
+}
+
+/**
+ * What kind of accounts the filing says it is. The FRC business taxonomy states it with empty facts
+ * (AccountingStandardsApplied; AccountsType, before 2022 AccountsTypeFullOrAbbreviated) whose context
+ * names a member: Micro-entities (FRS 105),
+ * SmallEntities (FRS 102 section 1A), FullAccounts, AbridgedAccounts, FilletedAccounts,
+ * AbbreviatedAccounts. A true dormant flag comes first; then the standard; then the accounts type
+ * (abridged, filleted and abbreviated accounts are open to small companies alone). UK GAAP 2009
+ * filings say none of this, and Companies House's 2009 XBRL schema (ae:) was for small companies'
+ * abbreviated accounts.
+ */
+export function accountsType(instance: Instance): { type: AccountsType; basis: string } | undefined {
+  const known = instance.facts.filter((fact) => knownNamespace(fact.concept.namespace));
+  const dormant = known.find((fact) => DORMANT_CONCEPTS.includes(fact.concept.localName) && fact.text?.toLowerCase() === 'true');
+  if (dormant) return { type: 'dormant', basis: `${dormant.concept.written} is true` };
+  for (const fact of known) {
+    if (fact.concept.localName !== 'AccountingStandardsApplied') continue;
+    const member = memberOf(instance, fact, 'AccountingStandardsDimension');
+    const basis = `${fact.concept.written} names ${member} (AccountingStandardsDimension)`;
+    if (member === 'Micro-entities') return { type: 'micro-entity', basis };
+    if (member === 'SmallEntities') return { type: 'small', basis };
+  }
+  for (const fact of known) {
+    if (fact.concept.localName !== 'AccountsType' && fact.concept.localName !== 'AccountsTypeFullOrAbbreviated') continue;
+    const member = memberOf(instance, fact, 'AccountsTypeDimension');
+    const basis = `${fact.concept.written} names ${member} (AccountsTypeDimension)`;
+    if (member === 'FullAccounts') return { type: 'full', basis };
+    if (member === 'AbridgedAccounts' || member === 'FilletedAccounts' || member === 'AbbreviatedAccounts') {
+      return { type: 'small', basis };
+    }
+  }
+  const ae = known.find((fact) => fact.concept.namespace.includes('companieshouse.gov.uk/ef/xbrl/uk/fr/gaap/ae/'));
+  if (ae) return { type: 'small', basis: `tagged in Companies House's abbreviated-accounts schema (${ae.concept.namespace})` };
+  return undefined;
+}
+
+function taxonomy(instance: Instance): { generation: TaxonomyGeneration; year: number } | undefined {
+  const counts = new Map<string, { generation: TaxonomyGeneration; year: number; count: number }>();
+  for (const fact of instance.facts) {
+    const known = knownNamespace(fact.concept.namespace);
+    if (!known) continue;
+    const key = `${known.generation} ${known.year}`;
+    const entry = counts.get(key) ?? { ...known, count: 0 };
+    entry.count++;
+    counts.set(key, entry);
+  }
+  let best: { generation: TaxonomyGeneration; year: number; count: number } | undefined;
+  for (const entry of counts.values()) if (!best || entry.count > best.count) best = entry;
+  return best && { generation: best.generation, year: best.year };
+}
+
+export function deriveFiling(instance: Instance, input: DerivationInput): AccountsFiling {
+  const { current, prior } = periods(instance, input.balanceSheetDate);
+  const deriver = new Deriver(instance, input.entryName);
+  const currentFigures = deriver.figures(current, 'current');
+  const priorFigures = prior ? deriver.figures(prior, 'prior') : undefined;
+  const type = accountsType(instance);
+  const generation = taxonomy(instance);
+  return {
+    entryName: input.entryName,
+    companyNumber: input.companyNumber,
+    balanceSheetDate: input.balanceSheetDate,
+    ...(current.start ? { periodStart: current.start } : {}),
+    periodEnd: current.end,
+    format: instance.kind,
+    ...(generation ? { taxonomy: generation } : {}),
+    ...(type ? { accountsType: type } : {}),
+    current: currentFigures,
+    ...(priorFigures && hasComparatives(priorFigures) ? { prior: priorFigures } : {}),
+    conflicts: deriver.conflicts,
+  };
+}
