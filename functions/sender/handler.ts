@@ -12,7 +12,7 @@ import { DynamoSubscriptionStore } from '../../shared/webhooks/dynamo-subscripti
 import { deliveryPortsFrom } from '../../shared/webhooks/endpoint-url';
 import { loopbackReceiversAllowed } from '../../shared/webhooks/loopback';
 import { retryDelaysFrom } from '../../shared/webhooks/retry-schedule';
-import { DEFAULT_DISABLE_AFTER_FAILING_DAYS, WebhookSender } from '../../shared/webhooks/sender';
+import { disableAfterFailingDaysFrom, WebhookSender } from '../../shared/webhooks/sender';
 
 /** Deliveries queue → signed POSTs; a failed delivery stays on the queue, hidden until its next attempt. */
 const doc = sharedDocumentClient();
@@ -23,7 +23,7 @@ const sender = new WebhookSender({
   retry: { delaysSeconds: retryDelaysFrom(process.env) },
   clock: () => new Date(),
   sealer: webhookSecretSealer(),
-  disableAfterFailingDays: Number(process.env.DISABLE_FAILING_WEBHOOKS_AFTER_DAYS ?? DEFAULT_DISABLE_AFTER_FAILING_DAYS),
+  disableAfterFailingDays: disableAfterFailingDaysFrom(),
 });
 
 export const handler = observed<SQSEvent, SQSBatchResponse>(

@@ -1,3 +1,4 @@
+import { numberSetting } from '../config/number-settings';
 import { clientsTable, tableName } from '../storage/tables';
 
 /**
@@ -31,13 +32,7 @@ export const DEFAULT_CLIENT_CACHE_SECONDS = 30;
 export const MAX_CLIENT_CACHE_SECONDS = 60;
 
 function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
+  return numberSetting(env, name, fallback, { min, max, whole: true });
 }
 
 function textSetting(env: NodeJS.ProcessEnv, name: string, fallback: string): string {

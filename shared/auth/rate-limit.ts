@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import ipaddr from 'ipaddr.js';
 import { logger } from '../observability/logger';
 import { type Clock, systemClock } from './clock';
 
@@ -25,7 +26,24 @@ const COUNTER_RETENTION_SECONDS = 2 * RATE_WINDOW_SECONDS;
 const DEFAULT_TIMEOUT_MS = 1000;
 
 export const clientRateKey = (clientId: string) => `client#${clientId}`;
-export const ipFailureRateKey = (ip: string) => `ip#${ip}`;
+/** The longest text form of an address (IPv6 with an IPv4 tail): what is not an address is cut to it. */
+const MAX_ADDRESS_LENGTH = 45;
+
+/**
+ * What a per-address limit counts by. An IPv6 network hands one subscriber a whole /64 (and its
+ * hosts pick addresses in it freely), so counting each /128 would give one caller 2^64 allowances:
+ * an IPv6 address counts by its /64. An IPv4 address, or one mapped into IPv6 (::ffff:a.b.c.d),
+ * counts by itself, written the one way.
+ */
+export function addressBucket(address: string): string {
+  if (!ipaddr.isValid(address)) return address.slice(0, MAX_ADDRESS_LENGTH);
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts;
+  return `${new ipaddr.IPv6([...parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+}
+
+export const ipFailureRateKey = (ip: string) => `ip#${addressBucket(ip)}`;
 /** Failed token requests naming a client id: a bucket of their own, never the client's quota. */
 export const clientFailureRateKey = (clientId: string) => `failed-client#${clientId}`;
 

@@ -8,8 +8,9 @@ import type { CompanyProfile, Jurisdiction } from './profile';
  */
 export interface FetchWatches {
   /**
-   * Idempotent: the first fetch sets watchedSince, every fetch moves lastFetchedAt. Says whether this
-   * fetch created the watch, and otherwise what lastFetchedAt was before it.
+   * Idempotent: the first fetch sets watchedSince; a later fetch moves lastFetchedAt when the recorded
+   * one is an hour old or more (or the watch is under a minute old), and otherwise writes nothing. Says
+   * whether this fetch created the watch, and, when it moved lastFetchedAt, what it was before.
    */
   recordWatch(
     clientId: string,

@@ -1,17 +1,18 @@
 /*
- * Examples in the document: answers of the local runtime, copied as they came (secrets and tokens
- * shortened or replaced). test/unit/openapi/document.test.ts validates each against its schema.
+ * Examples in the document: answers of the local runtime, copied as they came, except credentials
+ * and secrets, which are placeholders no reader could take for real ones (your-client-id,
+ * whsec_YourSigningSecret…). test/unit/openapi/document.test.ts validates each against its schema.
  */
 
 export const tokenRequest = {
   grant_type: 'client_credentials',
-  client_id: 'cli_TEY4DwreGDHCaHK7',
-  client_secret: 'bsk_0N-NYItptMMSpQSGOqYLqMLNMwhlSP1ogk3zC4siQls',
+  client_id: 'your-client-id',
+  client_secret: 'your-client-secret',
 };
 
 export const token = {
   access_token:
-    'eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCIsImtpZCI6Ijk3TTVwbmNKVmNNSmRwUi14XzVydXFidDQzVkdHazBrbjVId3duQlRXejAifQ.eyJjbGllbnRfaWQiOiJjbGlfVEVZNER3cmVHREhDYUhLNyJ9.c2lnbmF0dXJl',
+    'eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCIsImtpZCI6Ijk3TTVwbmNKVmNNSmRwUi14XzVydXFidDQzVkdHazBrbjVId3duQlRXejAifQ.eyJjbGllbnRfaWQiOiJ5b3VyLWNsaWVudC1pZCJ9.c2lnbmF0dXJl',
   token_type: 'Bearer',
   expires_in: 3600,
 };
@@ -96,7 +97,7 @@ export const subscriptionWithSecret = {
   name: 'Production',
   url: 'https://hooks.example.com/bureau',
   status: 'ACTIVE',
-  signingSecret: 'whsec_fnjjYSPfqpPAtwhJR/79v028kn17FHTRuiuzLvNKVys=',
+  signingSecret: 'whsec_YourSigningSecretShownOnceKeepItSafe000000A=',
   createdAt: '2026-11-25T07:49:41.062Z',
   updatedAt: '2026-11-25T07:49:41.062Z',
   disabledReason: null,
@@ -110,7 +111,7 @@ export const subscriptionsPage = { items: [listed], nextCursor: null };
 export const rotatedSubscription = {
   ...subscriptionWithSecret,
   updatedAt: '2026-11-25T07:49:41.388Z',
-  signingSecret: 'whsec_UrdyKMizqPAlVj0EIGyZI7ZFcS9KBvDwlgYB3TwMtbE=',
+  signingSecret: 'whsec_YourNewSigningSecretAfterRotation000000000A=',
   previousSigningSecretExpiresAt: '2026-11-26T07:49:41.388Z',
 };
 

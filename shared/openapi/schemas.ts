@@ -264,7 +264,12 @@ export function componentSchemas(): Record<string, Schema> {
     Watch: {
       type: 'object',
       required: ['jurisdiction', 'companyNumber', 'watchedSince', 'lastFetchedAt'],
-      properties: { jurisdiction, companyNumber: { type: 'string' }, watchedSince: instant, lastFetchedAt: instant },
+      properties: {
+        jurisdiction,
+        companyNumber: { type: 'string' },
+        watchedSince: instant,
+        lastFetchedAt: { ...instant, description: 'The last fetch, kept to the hour: a fetch within an hour of it does not move it.' },
+      },
     },
     WatchesPage: page('Watch'),
     SubscriptionFilters: filters(companyKey),

@@ -16,6 +16,14 @@ import {
 
 const CURSOR_VERSION = 1;
 
+/** How stale lastFetchedAt may grow: a fetch within the hour of the last recorded one writes nothing. */
+export const FETCH_RESOLUTION_MS = 60 * 60 * 1000;
+/**
+ * Longer than any profile fetch runs (its function times out after 10 seconds): a watch this new may
+ * still be undone by the fetch that created it, so every fetch meanwhile stamps it as its own.
+ */
+export const NEW_WATCH_MS = 60 * 1000;
+
 const watchKey = (clientId: string, jurisdiction: Jurisdiction, companyNumber: string) => ({
   pk: `${jurisdiction}#${companyNumber}`,
   sk: clientId,
@@ -64,23 +72,41 @@ export class DynamoWatchStore implements WatchStore, WatcherLookup {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * One conditional write: lastFetchedAt moves only when the stored one is FETCH_RESOLUTION_MS old, so
+   * a client fetching a company all day writes it (and its byClient index copy) once an hour. A watch
+   * created within NEW_WATCH_MS is always touched, so the fetch that created it, should it undo the
+   * watch, cannot take away one that a concurrent fetch has just answered for.
+   */
   async recordWatch(
     clientId: string,
     jurisdiction: Jurisdiction,
     companyNumber: string,
     at: string,
   ): Promise<{ created: boolean; previousFetchedAt?: string }> {
-    const result = await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: watchKey(clientId, jurisdiction, companyNumber),
-        UpdateExpression: 'SET lastFetchedAt = :at, createdAt = if_not_exists(createdAt, :at)',
-        ExpressionAttributeValues: { ':at': at },
-        ReturnValues: 'UPDATED_OLD',
-      }),
-    );
-    const previous = result.Attributes?.lastFetchedAt;
-    return typeof previous === 'string' ? { created: false, previousFetchedAt: previous } : { created: true };
+    const now = Date.parse(at);
+    try {
+      const result = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: watchKey(clientId, jurisdiction, companyNumber),
+          UpdateExpression: 'SET lastFetchedAt = :at, createdAt = if_not_exists(createdAt, :at)',
+          ConditionExpression: 'attribute_not_exists(lastFetchedAt) OR lastFetchedAt <= :staleAt OR createdAt >= :newSince',
+          ExpressionAttributeValues: {
+            ':at': at,
+            ':staleAt': new Date(now - FETCH_RESOLUTION_MS).toISOString(),
+            ':newSince': new Date(now - NEW_WATCH_MS).toISOString(),
+          },
+          ReturnValues: 'UPDATED_OLD',
+        }),
+      );
+      const previous = result.Attributes?.lastFetchedAt;
+      return typeof previous === 'string' ? { created: false, previousFetchedAt: previous } : { created: true };
+    } catch (error) {
+      // The watch exists and was fetched within the hour: nothing to write, nothing to undo.
+      if (error instanceof ConditionalCheckFailedException) return { created: false };
+      throw error;
+    }
   }
 
   async restoreFetchedAt(clientId: string, jurisdiction: Jurisdiction, companyNumber: string, at: string, previous: string): Promise<void> {

@@ -6,6 +6,7 @@ export interface Watch {
   readonly jurisdiction: Jurisdiction;
   readonly companyNumber: string;
   readonly watchedSince: string;
+  /** Kept to the hour: a fetch within an hour of the recorded one leaves it (DynamoWatchStore.recordWatch). */
   readonly lastFetchedAt: string;
 }
 

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { numberListSetting } from '../config/number-settings';
 import { isLoopbackHost } from './loopback';
 
 /**
@@ -38,13 +39,7 @@ export const DELIVERY_PORTS_VARIABLE = 'WEBHOOK_PORTS';
 
 /** The stage's allowed ports, read once at cold start; a bad value stops the function from starting. */
 export function deliveryPortsFrom(env: NodeJS.ProcessEnv = process.env): readonly number[] {
-  const raw = env[DELIVERY_PORTS_VARIABLE]?.trim();
-  if (!raw) return DEFAULT_DELIVERY_PORTS;
-  const ports = raw.split(',').map((part) => Number(part.trim()));
-  if (!ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65_535)) {
-    throw new Error(`${DELIVERY_PORTS_VARIABLE} must be comma-separated port numbers, got "${raw}"`);
-  }
-  return ports;
+  return numberListSetting(env, DELIVERY_PORTS_VARIABLE, DEFAULT_DELIVERY_PORTS, { min: 1, max: 65_535, whole: true });
 }
 
 /** Where a URL's connection goes: its port, or its scheme's own when it names none. */

@@ -1,3 +1,5 @@
+import { numberListSetting } from '../config/number-settings';
+
 /**
  * When a failed delivery is tried again: the delay after attempt n is RETRY_DELAYS_SECONDS[n-1].
  * Twelve attempts span about 2 days 20 hours (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, then every
@@ -46,18 +48,12 @@ export function nextRetryDelaySeconds(attempt: number, policy: RetryPolicy, retr
  * entries, since the queue's maxReceiveCount is built from the default; used to compress time.
  */
 export function retryDelaysFrom(env: NodeJS.ProcessEnv): readonly number[] {
-  const raw = env.DELIVERY_RETRY_DELAYS?.trim();
-  if (!raw) return RETRY_DELAYS_SECONDS;
-  const delays = raw.split(',').map((part) => Number(part.trim()));
-  if (
-    delays.length !== RETRY_DELAYS_SECONDS.length ||
-    delays.some((delay) => !Number.isInteger(delay) || delay < 0 || delay > MAX_RETRY_DELAY_SECONDS)
-  ) {
-    throw new Error(
-      `DELIVERY_RETRY_DELAYS must list ${RETRY_DELAYS_SECONDS.length} whole numbers of seconds from 0 to ${MAX_RETRY_DELAY_SECONDS}`,
-    );
-  }
-  return delays;
+  return numberListSetting(env, 'DELIVERY_RETRY_DELAYS', RETRY_DELAYS_SECONDS, {
+    min: 0,
+    max: MAX_RETRY_DELAY_SECONDS,
+    whole: true,
+    length: RETRY_DELAYS_SECONDS.length,
+  });
 }
 
 /** Parses Retry-After: delay-seconds or an HTTP date. */

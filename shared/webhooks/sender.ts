@@ -1,3 +1,4 @@
+import { numberSetting } from '../config/number-settings';
 import type { SecretSealer } from '../crypto/secret-sealer';
 import type { DeliveryMessage } from '../queues/queues';
 import type { PostResult } from './delivery-client';
@@ -38,7 +39,17 @@ export interface ReceivedDelivery {
 export type OnSettled = (index: number, outcome: SendOutcome) => Promise<void>;
 
 export const DEFAULT_DISABLE_AFTER_FAILING_DAYS = 5;
+export const DISABLE_AFTER_FAILING_DAYS_VARIABLE = 'DISABLE_FAILING_WEBHOOKS_AFTER_DAYS';
 const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Days without a successful delivery after which a subscription is disabled, read at cold start: a
+ * fraction compresses time in a test (down to a second), and a bad value (0, "", "five") stops the
+ * function instead of disabling every subscription at its first failure, or none ever.
+ */
+export function disableAfterFailingDaysFrom(env: NodeJS.ProcessEnv = process.env): number {
+  return numberSetting(env, DISABLE_AFTER_FAILING_DAYS_VARIABLE, DEFAULT_DISABLE_AFTER_FAILING_DAYS, { min: 1 / 86_400, max: 365 });
+}
 
 /**
  * Sends deliveries in three stages: prepare (delivery-preparation.ts: is it due, already delivered,

@@ -1,4 +1,4 @@
-import type { RateLimiter } from '../auth/rate-limit';
+import { addressBucket, type RateLimiter } from '../auth/rate-limit';
 import type { DynamoWorkspaceStore } from './dynamo-workspace-store';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords';
 import { normalizeEmail, type Person, type Session, secretDigest } from './people';
@@ -82,9 +82,10 @@ export class WorkspaceAuth {
     const wellFormed = normalizeEmail(emailInput);
     // A malformed address is still counted (by what was typed), and then refused like a wrong password.
     const email = wellFormed ?? emailInput.slice(0, 320).toLowerCase();
+    const address = addressBucket(sourceIp);
     const retryAfter = await this.overLimit([
-      [`workspace-ip#${sourceIp}`, SIGN_IN_LIMITS.perAddress],
-      [`workspace-person-ip#${email}#${sourceIp}`, SIGN_IN_LIMITS.perPersonPerAddress],
+      [`workspace-ip#${address}`, SIGN_IN_LIMITS.perAddress],
+      [`workspace-person-ip#${email}#${address}`, SIGN_IN_LIMITS.perPersonPerAddress],
       [`workspace-person#${email}`, SIGN_IN_LIMITS.perPerson],
     ]);
     if (retryAfter !== undefined) throw new TooManySignInsError(retryAfter);
@@ -101,7 +102,7 @@ export class WorkspaceAuth {
    */
   async acceptInvitation(token: string, password: string, sourceIp: string): Promise<SignedIn> {
     const retryAfter = await this.overLimit([
-      [`invite-ip#${sourceIp}`, INVITATION_LIMITS.perAddress],
+      [`invite-ip#${addressBucket(sourceIp)}`, INVITATION_LIMITS.perAddress],
       [`invite-link#${secretDigest(token)}`, INVITATION_LIMITS.perLink],
     ]);
     if (retryAfter !== undefined) throw new TooManyInvitationAttemptsError(retryAfter);

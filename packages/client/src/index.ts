@@ -17,4 +17,4 @@ export type * from './generated/api-types.js';
 export { backoffDelay, parseRetryAfter } from './retry.js';
 export { type AccessToken, type Credentials, RENEW_BEFORE_EXPIRY_MS, requestToken } from './token.js';
 export type { FetchFunction, TransportOptions } from './transport.js';
-export { type RawBody, type VerifyOptions, verifyWebhook, type WebhookHeaders } from './verify.js';
+export { MAX_SIGNATURE_ENTRIES, type RawBody, type VerifyOptions, verifyWebhook, type WebhookHeaders } from './verify.js';

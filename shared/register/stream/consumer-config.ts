@@ -1,3 +1,4 @@
+import { numberSetting } from '../../config/number-settings';
 import { isStreamName, type StreamName } from './stream-events';
 
 /** The secret holding the Companies House streaming key, by ARN; the stack creates it empty. */
@@ -20,10 +21,7 @@ export interface StreamConsumerConfig {
 export function loadStreamConsumerConfig(env: NodeJS.ProcessEnv = process.env): StreamConsumerConfig {
   const secretId = env[STREAM_KEY_SECRET_VARIABLE];
   if (!secretId) throw new Error(`${STREAM_KEY_SECRET_VARIABLE} is not set`);
-  const handover = Number(env[HANDOVER_SECONDS_VARIABLE] ?? '30');
-  if (!Number.isInteger(handover) || handover < 5 || handover > 300) {
-    throw new Error(`${HANDOVER_SECONDS_VARIABLE} must be a whole number of seconds from 5 to 300`);
-  }
+  const handover = numberSetting(env, HANDOVER_SECONDS_VARIABLE, 30, { min: 5, max: 300, whole: true });
   const streams = (env[STREAMS_VARIABLE] ?? '').split(',').filter(Boolean);
   const unknown = streams.filter((stream) => !isStreamName(stream));
   if (unknown.length > 0) throw new Error(`${STREAMS_VARIABLE} names streams Companies House does not have: ${unknown.join(', ')}`);

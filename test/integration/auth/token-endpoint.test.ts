@@ -253,6 +253,18 @@ describe('POST /v1/oauth/token', () => {
     expect(neighbour.status).toBe(200);
   });
 
+  it('counts an IPv6 caller by its /64, so moving to another address of its network does not reset its failures', async () => {
+    const network = `2001:db8:${(++ipCounter).toString(16)}:1`;
+    const failures = [];
+    for (let i = 0; i < FAILURE_LIMIT + 1; i++) {
+      failures.push(await endpoint(jsonGrant(`roamer-${i}`, 'wrong-secret', `${network}::${(i + 1).toString(16)}`)));
+    }
+    const nextNetwork = await endpoint(jsonGrant('roamer-next', 'wrong-secret', `2001:db8:${ipCounter.toString(16)}:2::1`));
+
+    expect(failures.map((response) => response.status)).toEqual([...Array(FAILURE_LIMIT).fill(401), 429]);
+    expect(nextNetwork.status).toBe(401);
+  });
+
   it('holds the address limit when many wrong secrets arrive at once', async () => {
     const ip = freshIp();
 

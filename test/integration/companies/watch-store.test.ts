@@ -79,6 +79,33 @@ describe('DynamoWatchStore', () => {
     expect(await rawWatch('client-e', 'GB#00000003')).toBeDefined();
   });
 
+  it('writes nothing for a fetch within the hour of the last recorded one, and moves lastFetchedAt for one after it', async () => {
+    const created = '2024-03-01T10:00:00.000Z';
+    await watches.recordWatch('client-f', 'GB', '00000004', created);
+    const indexCopy = async () => (await watches.listWatches('client-f', { limit: 1 })).items[0]?.lastFetchedAt;
+
+    const within = await watches.recordWatch('client-f', 'GB', '00000004', '2024-03-01T10:59:59.999Z');
+    const afterWithin = await rawWatch('client-f', 'GB#00000004');
+    const later = await watches.recordWatch('client-f', 'GB', '00000004', '2024-03-01T11:00:00.000Z');
+
+    expect(within).toEqual({ created: false });
+    expect(afterWithin).toEqual({ pk: 'GB#00000004', sk: 'client-f', createdAt: created, lastFetchedAt: created });
+    expect(later).toEqual({ created: false, previousFetchedAt: created });
+    expect(await rawWatch('client-f', 'GB#00000004')).toMatchObject({ createdAt: created, lastFetchedAt: '2024-03-01T11:00:00.000Z' });
+    expect(await indexCopy()).toBe('2024-03-01T11:00:00.000Z');
+  });
+
+  it('stamps a watch under a minute old on every fetch, so the fetch that created it cannot undo it under a concurrent one', async () => {
+    const created = '2024-03-01T10:00:00.000Z';
+    await watches.recordWatch('client-g', 'GB', '00000005', created);
+    const concurrent = await watches.recordWatch('client-g', 'GB', '00000005', '2024-03-01T10:00:59.000Z');
+
+    await watches.forgetNewWatch('client-g', 'GB', '00000005', created);
+
+    expect(concurrent).toEqual({ created: false, previousFetchedAt: created });
+    expect(await rawWatch('client-g', 'GB#00000005')).toMatchObject({ lastFetchedAt: '2024-03-01T10:00:59.000Z' });
+  });
+
   it('refuses a cursor it did not issue', async () => {
     const bad = [
       '%%%',

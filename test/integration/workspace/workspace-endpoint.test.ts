@@ -296,6 +296,25 @@ describe('signing in and out', () => {
     expect(attempts.slice(0, -1).every((answer) => answer.status === 401)).toBe(true);
   });
 
+  it('limits sign-in attempts per IPv6 /64, whichever of its addresses they come from', async () => {
+    const attempts = [];
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress + 1; i++) {
+      const address = `2001:db8:77:1::${(i + 1).toString(16)}`;
+      attempts.push(await send({}, 'POST', 'sign-in', { email: `v6-${i}@acme.example`, password: 'x' }, { 'x-test-ip': address }));
+    }
+    const otherNetwork = await send(
+      {},
+      'POST',
+      'sign-in',
+      { email: 'v6-other@acme.example', password: 'x' },
+      { 'x-test-ip': '2001:db8:77:2::1' },
+    );
+
+    expect(attempts.slice(0, -1).every((answer) => answer.status === 401)).toBe(true);
+    expect(attempts.at(-1)?.status).toBe(429);
+    expect(otherNetwork.status).toBe(401);
+  });
+
   it('ends one session on sign-out and every session on sign-out everywhere', async () => {
     const laptop = await signedInPerson(clientA, 'two@acme.example');
     const phone: Browser = {};

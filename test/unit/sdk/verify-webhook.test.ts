@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook, type WebhookVerificationError } from '../../../packages/client/src/index';
+import { MAX_SIGNATURE_ENTRIES } from '../../../packages/client/src/verify';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const otherSecret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -108,5 +109,50 @@ describe('verifyWebhook beside the standardwebhooks library', () => {
     expect(await reasonOf(verifyWebhook(body, headers, 'whsec_!!!'))).toBe('invalid_secret');
     expect(await reasonOf(verifyWebhook(body, headers, []))).toBe('invalid_secret');
     expect(await reasonOf(verifyWebhook('not json', headers, secret))).toBe('invalid_body');
+  });
+});
+
+describe('verifyWebhook under a forged header', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const forged = (count: number) =>
+    Array.from({ length: count }, (_, index) => `v1,${Buffer.alloc(32, index % 256).toString('base64')}`).join(' ');
+
+  it('refuses 2,500 signatures on a 1 MiB body in well under 50 ms, computing one HMAC per secret', async () => {
+    const large = JSON.stringify({ padding: 'x'.repeat(1024 * 1024 - 14) });
+    const headers = headersFor(forged(2_500));
+    // The first call imports the key, as a receiver's first delivery does.
+    expect(await reasonOf(verifyWebhook(large, headers, secret))).toBe('no_matching_signature');
+    const signing = vi.spyOn(crypto.subtle, 'sign');
+
+    const started = performance.now();
+    const reason = await reasonOf(verifyWebhook(large, headers, [secret, otherSecret]));
+    const elapsed = performance.now() - started;
+
+    console.info(`forged header, 2,500 signatures, 1 MiB body, two secrets: refused in ${elapsed.toFixed(1)} ms`);
+    expect(reason).toBe('no_matching_signature');
+    expect(signing).toHaveBeenCalledTimes(2);
+    // 50 ms is the aim; the bound leaves room for a busy machine, and is still far below the seconds it once took.
+    expect(elapsed).toBeLessThan(250);
+  });
+
+  it(`reads the first ${MAX_SIGNATURE_ENTRIES} entries of webhook-signature only`, async () => {
+    const now = nowSeconds();
+    const good = sign(secret, id, now, body);
+    const last = `${forged(MAX_SIGNATURE_ENTRIES - 1)} ${good}`;
+    const beyond = `${forged(MAX_SIGNATURE_ENTRIES)} ${good}`;
+
+    expect(await reasonOf(verifyWebhook(body, headersFor(last, now), secret))).toBe('accepted');
+    expect(await reasonOf(verifyWebhook(body, headersFor(beyond, now), secret))).toBe('no_matching_signature');
+  });
+
+  it('throws for a tolerance that is not a finite number of seconds, 0 or more', async () => {
+    const headers = headersFor(sign(secret, id, nowSeconds(), body));
+    for (const toleranceSeconds of [Number.NaN, Number.POSITIVE_INFINITY, -1, '300' as unknown as number]) {
+      await expect(verifyWebhook(body, headers, secret, { toleranceSeconds }), String(toleranceSeconds)).rejects.toThrow(RangeError);
+    }
+    expect(await reasonOf(verifyWebhook(body, headers, secret, { toleranceSeconds: 0 }))).toBe('accepted');
   });
 });

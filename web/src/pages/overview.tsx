@@ -10,7 +10,7 @@ export function Overview({ session }: { session: SessionView }) {
   const webhooks = useAsync(() => api.webhooks(), []);
   const [passkey, setPasskey] = useState<{ message: string; tone: 'info' | 'error' }>();
   const tokenUrl = `${window.location.origin}${session.tokenPath}`;
-  const curl = `curl -s -X POST ${tokenUrl} \\\n  -H 'content-type: application/json' \\\n  -d '{"grant_type":"client_credentials","client_id":"${session.client.clientId}","client_secret":"<your client secret>"}'`;
+  const curl = `curl -s -X POST ${tokenUrl} \\\n  -H 'content-type: application/json' \\\n  -d '{"grant_type":"client_credentials","client_id":"${session.client.clientId}","client_secret":"your-client-secret"}'`;
 
   const addPasskey = async () => {
     try {

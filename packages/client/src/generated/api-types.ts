@@ -758,6 +758,9 @@ export interface Watch {
   jurisdiction: 'GB' | 'IE';
   companyNumber: string;
   watchedSince: string;
+  /**
+   * The last fetch, kept to the hour: a fetch within an hour of it does not move it.
+   */
   lastFetchedAt: string;
 }
 export interface WatchesPage {
