@@ -201,7 +201,7 @@ export const functions: readonly FunctionSpec[] = [
     // than 100 unreserved executions, so it fails the first deploy into a new account (quotas of 10 to 50). None is
     // needed: Secrets Manager invokes the rotation's steps one after another and refuses to start another rotation of
     // the secret while one is under way (AWSPENDING on a version other than AWSCURRENT), and a throttled step is
-    // retried with the whole rotation; the function's Throttles and Errors alarms say when that happens.
+    // retried with the whole rotation; its ErrorRate ticket and the AccountConcurrency alarm say when that happens.
   },
   {
     id: 'apiDocument',

@@ -19,7 +19,8 @@ export interface BureauEdgeMonitoringStackProps extends StackProps {
 /**
  * What watches the edge, in us-east-1 because CloudFront and a CloudFront web ACL publish their
  * metrics and deliver their logs there only: the distribution's 5xx rate and the firewall's blocked
- * requests, with a topic of their own (an alarm notifies topics of its region only), and the access
+ * requests, with topics of their own, one for pages and one for tickets (an alarm notifies topics of its region
+ * only), and the access
  * log that records each caller's own address. It needs the distribution, so `cdk deploy --all`
  * deploys it last, reading the distribution's id from the parameter the service stack wrote.
  */
@@ -37,14 +38,19 @@ export class BureauEdgeMonitoringStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', { emails: props.alarms.emails, topicArns: topicsIn(props.alarms, EDGE_REGION) });
     this.alarms.watchDistribution(distributionId);
     this.alarms.watchFirewall(props.webAclName);
+    this.alarms.raisePages();
     this.accessLogs = new EdgeAccessLogs(this, 'AccessLogs', {
       distributionId,
       serviceStackName: props.serviceStackName,
       retention: props.accessLogRetention,
     });
     new CfnOutput(this, 'EdgeAlarmTopicArn', {
-      value: this.alarms.topic.topicArn,
-      description: "The edge's alarms (CloudFront, AWS WAF) publish here, in us-east-1",
+      value: this.alarms.paging.topicArn,
+      description: "The edge's pages (CloudFront failing) publish here, in us-east-1",
+    });
+    new CfnOutput(this, 'EdgeTicketTopicArn', {
+      value: this.alarms.tickets.topicArn,
+      description: "The edge's tickets (AWS WAF blocking more than usual) publish here, in us-east-1",
     });
     new CfnOutput(this, 'EdgeAccessLogGroup', {
       value: this.accessLogs.logGroup.logGroupName,

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { BureauApiError, BureauConnectionError, createClient, requestToken } from '../../packages/client/src/index';
+import { drillAlarms, pageRegions, sdkAlarmDrillClients } from '../alarm-drill';
 import type { CliContext } from '../context';
 import { parseDuration } from '../duration';
 import { UsageError } from '../usage-error';
 
 interface DrillOptions {
-  readonly url: string;
+  readonly url?: string;
+  readonly alarms?: boolean;
   readonly company: string;
   readonly receiver?: string;
   readonly timeout: string;
@@ -26,8 +28,14 @@ const COMPANY_KEY = /^(GB|IE):([A-Za-z0-9 ]{1,32})$/i;
 export function registerDrillCommand(program: Command, context: CliContext): void {
   program
     .command('drill')
-    .description('Check a deployment end to end as a client: token, document, profile, search, watches and a test webhook')
-    .requiredOption('--url <url>', "the API's base URL, e.g. the stack's ApiUrl output or http://127.0.0.1:3000")
+    .description(
+      'Check a deployment end to end as a client: token, document, profile, search, watches and a test webhook; or, with --alarms, that its pages reach people',
+    )
+    .option('--url <url>', "the API's base URL, e.g. the stack's ApiUrl output or http://127.0.0.1:3000")
+    .option(
+      '--alarms',
+      'instead: set one page in each region to ALARM, prove CloudWatch notified its topics, and set it back to OK (needs --stack)',
+    )
     .option('--company <key>', 'a company the register holds, as JURISDICTION:NUMBER', 'GB:15380840')
     .option('--receiver <url>', 'an https endpoint of yours to receive a test webhook (a subscription is made for it, then deleted)')
     .option('--timeout <duration>', 'how long to wait for the test webhook to be delivered', '60s')
@@ -36,11 +44,22 @@ export function registerDrillCommand(program: Command, context: CliContext): voi
       `
 Credentials: BUREAU_CLIENT_ID and BUREAU_CLIENT_SECRET (a client made with \`bureau clients create\`).
 
+With --alarms the drill pages the people subscribed to the stage's paging topics, twice (ALARM, then
+OK): tell them first. It calls, with the AWS credentials of the shell, cloudwatch:DescribeAlarms,
+SetAlarmState and DescribeAlarmHistory and sns:ListSubscriptionsByTopic, in the stack's region
+(--region or AWS_REGION) and in us-east-1.
+
 Examples:
+  $ bureau --stack Bureau --region eu-west-2 drill --alarms
   $ BUREAU_CLIENT_ID=cli_… BUREAU_CLIENT_SECRET=bsk_… bureau drill --url https://api.example.com --receiver https://hooks.example.com/bureau
   $ bureau drill --url http://127.0.0.1:3000 --receiver http://127.0.0.1:4000/webhooks   # with bureau webhooks listen`,
     )
-    .action(async (options: DrillOptions) => {
+    .action(async (options: DrillOptions, command: Command) => {
+      if (options.alarms) {
+        await alarmDrill(context, command.optsWithGlobals() as { stack?: string; region?: string }, options.timeout);
+        return;
+      }
+      if (!options.url) throw new UsageError('give --url, the base URL of the API to drill (or --alarms to drill the alarms)');
       const clientId = context.env.BUREAU_CLIENT_ID;
       const clientSecret = context.env.BUREAU_CLIENT_SECRET;
       if (!clientId || !clientSecret)
@@ -60,6 +79,26 @@ Examples:
         timeoutMs,
       });
     });
+}
+
+/** `drill --alarms`: the stage's pages, in its region and in us-east-1. */
+async function alarmDrill(context: CliContext, globals: { stack?: string; region?: string }, timeout: string): Promise<void> {
+  const { io, env } = context;
+  if (!globals.stack)
+    throw new UsageError("drill --alarms needs --stack, the stage's stack name (e.g. bureau --stack Bureau drill --alarms)");
+  const region = globals.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if (!region) throw new UsageError("drill --alarms needs the stack's region: give --region or set AWS_REGION");
+  const timeoutMs = parseDuration(timeout) * 1000;
+  const clients = sdkAlarmDrillClients(env);
+  const started = performance.now();
+  io.out(`Drilling the pages of ${globals.stack} in ${region} and us-east-1: their subscribers are notified now, then told it is over`);
+  try {
+    const failures = await drillAlarms(io, { regions: pageRegions(globals.stack, region), clientsOf: clients.of, timeoutMs });
+    if (failures.length > 0) throw new UsageError(`the alarm drill failed: ${failures.join('; ')}`);
+    io.out(`Alarm drill passed in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  } finally {
+    clients.close();
+  }
 }
 
 interface DrillPlan {

@@ -50,12 +50,15 @@ export class ServiceDashboard extends Construct {
       [
         new TextWidget({
           markdown:
-            '# Bureau\nAlarms go to the SNS topic in the stack outputs. What each means and what to do: docs/operations.md, "Alarms".',
+            '# Bureau\nPages go to the `AlarmTopicArn` topic, tickets to `TicketTopicArn` (stack outputs). What each alarm means and what to do: docs/operations.md, "Alarms".',
           width: 24,
           height: 2,
         }),
       ],
-      [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms.all, width: 24, height: 4 })],
+      [
+        new AlarmStatusWidget({ title: 'Pages', alarms: props.alarms.pages, width: 8, height: 4 }),
+        new AlarmStatusWidget({ title: 'Tickets', alarms: props.alarms.ticketAlarms, width: 16, height: 4 }),
+      ],
       [
         new GraphWidget({ title: 'API requests', width: WIDTH, left: [stage.metricCount({ period, statistic: 'Sum' })] }),
         new GraphWidget({

@@ -9,6 +9,7 @@ export const outputIds = {
   signingKeySecretArn: 'SigningKeySecretArn',
   webhookSecretsKeyArn: 'WebhookSecretsKeyArn',
   alarmTopicArn: 'AlarmTopicArn',
+  ticketTopicArn: 'TicketTopicArn',
   workspaceUrl: 'WorkspaceUrl',
   dashboardUrl: 'DashboardUrl',
   distributionDomain: 'DistributionDomain',

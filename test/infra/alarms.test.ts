@@ -5,18 +5,28 @@ import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambd
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { functions as catalogue } from '../../infra/catalogue';
 import {
   ACCOUNT_CONCURRENCY_ALARM_PERCENT,
   Alarms,
+  API_ERROR_PAGE_PERCENT,
+  API_MIN_REQUESTS,
   DEAD_LETTER_AGE_ALARM,
   DISTRIBUTION_5XX_ALARM_PERCENT,
   DISTRIBUTION_MIN_REQUESTS,
   FIREWALL_BLOCKED_FLOOR,
+  FUNCTION_ERROR_TICKET_PERCENT,
+  FUNCTION_MIN_INVOCATIONS,
+  PAGES,
+  type PageName,
+  PLANNED_WORK_TAIL,
   TABLE_SYSTEM_ERRORS_ALARM,
   TABLE_THROTTLES_ALARM,
   workQueueMaxAge,
 } from '../../infra/constructs/alarms';
+import { BureauEdgeMonitoringStack } from '../../infra/edge-monitoring-stack';
 import type { BureauStack } from '../../infra/stack';
+import { BusinessMetric } from '../../shared/observability/metrics';
 import { allQueues, deliveriesQueue, fanoutQueue, streamFailuresQueue } from '../../shared/queues/queues';
 import { allTables, companiesTable } from '../../shared/storage/tables';
 import { MAX_RETRY_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../shared/webhooks/retry-schedule';
@@ -34,6 +44,58 @@ function alarmsOf(stack: Stack, alarms: Alarms): Record<string, Loose> {
   return Object.fromEntries(
     alarms.all.map((alarm) => [alarm.node.id, resources[stack.getLogicalId(alarm.node.defaultChild as CfnElement)].Properties]),
   );
+}
+
+const ALARM_TYPES = ['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::CompositeAlarm'];
+
+/** The `{ Ref }` of every topic of the template that an alarm's actions name, and the ARNs of the others. */
+function topicsNamedByAlarms(template: Template): { own: string[]; foreign: string[] } {
+  const resources = template.toJSON().Resources as Record<string, Loose>;
+  const actions = Object.values(resources)
+    .filter((resource) => ALARM_TYPES.includes(resource.Type))
+    .flatMap((alarm) => [...(alarm.Properties.AlarmActions ?? []), ...(alarm.Properties.OKActions ?? [])]);
+  const own = [...new Set(actions.filter((action) => typeof action === 'object').map((action) => action.Ref as string))];
+  const foreign = [...new Set(actions.filter((action) => typeof action === 'string') as string[])];
+  for (const ref of own) expect(resources[ref]?.Type, ref).toBe('AWS::SNS::Topic');
+  return { own, foreign };
+}
+
+/** The statements of the policies attached to one topic. */
+function topicPolicyStatements(template: Template, topicRef: string): Loose[] {
+  return Object.values(template.findResources('AWS::SNS::TopicPolicy'))
+    .filter((policy) => (policy.Properties.Topics as Loose[]).some((topic) => topic.Ref === topicRef))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Loose[]);
+}
+
+/** What CloudWatch needs of a topic's policy to deliver an alarm: this account's alarms may publish, and nothing else is let in. */
+function expectAlarmsMayPublish(template: Template, topicRef: string): void {
+  const statements = topicPolicyStatements(template, topicRef);
+  expect(statements.length, `${topicRef} has a topic policy`).toBeGreaterThan(0);
+  const allows = statements.filter((statement) => statement.Effect === 'Allow');
+  expect(allows, topicRef).toEqual([
+    {
+      Sid: 'CloudWatchAlarmsOfThisAccountPublish',
+      Effect: 'Allow',
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: 'sns:Publish',
+      Resource: { Ref: topicRef },
+      Condition: {
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+        ArnLike: {
+          'aws:SourceArn': {
+            'Fn::Join': [
+              '',
+              ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*'],
+            ],
+          },
+        },
+      },
+    },
+  ]);
+  // The TLS rule stays: it denies plain-HTTP publishing to everyone, CloudWatch included, and CloudWatch uses TLS.
+  expect(statements.filter((statement) => statement.Effect === 'Deny').map((statement) => statement.Condition)).toEqual([
+    { Bool: { 'aws:SecureTransport': 'false' } },
+  ]);
 }
 
 /** The query of a Metrics Insights alarm, its table name put back where the template joins it in. */
@@ -60,42 +122,100 @@ describe('Alarms on their own', () => {
   alarms.watchFunction(fn, Duration.seconds(10));
   alarms.watchTable(table, { throttledOnPurpose: 'a bulk load throttles it on purpose' });
   alarms.watchAccountConcurrency();
-  alarms.watchMessageAge('work', queue, { maxAge: Duration.hours(1), retention: Duration.days(14), what: 'A work message' });
-  alarms.watchMessageAge('parked', queue, {
-    maxAge: Duration.days(3),
-    retention: Duration.days(14),
-    what: 'A work message',
-    deadLetter: true,
-  });
+  alarms.watchMessageAge(
+    'work',
+    queue,
+    { maxAge: Duration.hours(1), retention: Duration.days(14), what: 'A work message' },
+    { page: 'DeliveriesStuck' },
+  );
+  alarms.watchMessageAge(
+    'parked',
+    queue,
+    { maxAge: Duration.days(3), retention: Duration.days(14), what: 'A work message', deadLetter: true },
+    'ticket',
+  );
+  alarms.raisePages();
   const template = Template.fromStack(stack);
   const byId = alarmsOf(stack, alarms);
   const tableRef = stack.getLogicalId(table.node.defaultChild as CfnElement);
-  const topic = { Ref: stack.getLogicalId(alarms.topic.node.defaultChild as CfnElement) };
+  const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: stack.getLogicalId(construct.node.defaultChild as CfnElement) });
+  const paging = ref(alarms.paging);
+  const tickets = ref(alarms.tickets);
 
-  it('subscribes every address to the encrypted topic', () => {
+  it('subscribes every address to both encrypted topics', () => {
     const subscriptions = Object.values(template.findResources('AWS::SNS::Subscription')).map((resource) => resource.Properties);
+    expect(subscriptions).toHaveLength(4);
     expect(subscriptions).toEqual(
-      ['ops@bureau.example', 'oncall@bureau.example'].map((address) => ({ Protocol: 'email', Endpoint: address, TopicArn: topic })),
+      expect.arrayContaining(
+        ['ops@bureau.example', 'oncall@bureau.example'].flatMap((address) => [
+          { Protocol: 'email', Endpoint: address, TopicArn: paging },
+          { Protocol: 'email', Endpoint: address, TopicArn: tickets },
+        ]),
+      ),
+    );
+    for (const topic of Object.values(template.findResources('AWS::SNS::Topic'))) expect(topic.Properties.KmsMasterKeyId).toBeDefined();
+  });
+
+  it("pages the paging topic and the operator's topics when a page starts and when it ends, through a composite alarm", () => {
+    const pages = Object.entries(byId).filter(([id]) => id in PAGES);
+    expect(pages.map(([id]) => id).sort()).toEqual(['ConcurrencyRunningOut', 'DeliveriesStuck']);
+    for (const [id, page] of pages) {
+      expect(page.AlarmName, id).toBe(`Service-page-${id}`);
+      expect(page.AlarmActions, id).toEqual([paging, ...OPERATOR_TOPICS]);
+      expect(page.OKActions, id).toEqual([paging, ...OPERATOR_TOPICS]);
+    }
+    // The metric alarms under a page notify no one themselves: the page does, once.
+    for (const id of ['AccountConcurrency', 'workOldest']) {
+      expect(byId[id].AlarmActions ?? [], id).toEqual([]);
+      expect(byId[id].OKActions ?? [], id).toEqual([]);
+    }
+    expect(JSON.stringify(byId.DeliveriesStuck.AlarmRule)).toContain(
+      stack.getLogicalId(alarms.node.findChild('workOldest').node.defaultChild as CfnElement),
     );
   });
 
-  it("notifies the topic and every one of the operator's topics when an alarm fires and when it is over", () => {
-    expect(Object.keys(byId).length).toBeGreaterThan(5);
-    for (const [id, alarm] of Object.entries(byId)) {
-      expect(alarm.AlarmActions, id).toEqual([topic, ...OPERATOR_TOPICS]);
-      expect(alarm.OKActions, id).toEqual([topic, ...OPERATOR_TOPICS]);
+  it('opens a ticket on the ticket topic alone, when the alarm fires and not when it ends', () => {
+    for (const id of ['workerErrorRate', 'thingsTableThrottles', 'thingsTableSystemErrors', 'parkedOldest']) {
+      expect(byId[id].AlarmActions, id).toEqual([tickets]);
+      expect(byId[id].OKActions ?? [], id).toEqual([]);
     }
   });
 
-  it('notifies the topic alone when the operator names none of their own', () => {
-    const bare = new Stack(new App(), 'Bare');
-    const only = new Alarms(bare, 'Alarms');
-    only.watchAccountConcurrency();
-    const [alarm] = Object.values(alarmsOf(bare, only));
-    const ref = { Ref: bare.getLogicalId(only.topic.node.defaultChild as CfnElement) };
-    expect(alarm.AlarmActions).toEqual([ref]);
-    expect(alarm.OKActions).toEqual([ref]);
-    expect(Template.fromStack(bare).findResources('AWS::SNS::Subscription')).toEqual({});
+  it('lets the alarms of this account publish to every topic an alarm names, beside the TLS rule', () => {
+    const { own, foreign } = topicsNamedByAlarms(template);
+    expect(own.sort()).toEqual([paging.Ref, tickets.Ref].sort());
+    for (const topic of own) expectAlarmsMayPublish(template, topic);
+    expect(foreign.sort()).toEqual([...OPERATOR_TOPICS].sort());
+  });
+
+  it("judges a function's failures as a share of its invocations, counting at least the minimum", () => {
+    const alarm = byId.workerErrorRate;
+    const expression = alarm.Metrics.find((query: Loose) => query.Expression);
+    expect(expression.Expression).toBe(
+      `100 * errors / IF(invocations >= ${FUNCTION_MIN_INVOCATIONS}, invocations, ${FUNCTION_MIN_INVOCATIONS})`,
+    );
+    expect(alarm).toMatchObject({ Threshold: FUNCTION_ERROR_TICKET_PERCENT, EvaluationPeriods: 24, DatapointsToAlarm: 1 });
+    const names = alarm.Metrics.filter((query: Loose) => query.MetricStat).map((query: Loose) => [
+      query.Id,
+      query.MetricStat.Metric.MetricName,
+      query.MetricStat.Period,
+    ]);
+    expect(names).toEqual([
+      ['errors', 'Errors', 3600],
+      ['invocations', 'Invocations', 3600],
+    ]);
+    // One failed run of a function that runs once a week is 5 %; one failure among a thousand runs is 0.1 %.
+    const share = (errors: number, invocations: number) => (100 * errors) / Math.max(invocations, FUNCTION_MIN_INVOCATIONS);
+    expect(share(1, 1)).toBeGreaterThanOrEqual(FUNCTION_ERROR_TICKET_PERCENT);
+    expect(share(1, 1000)).toBeLessThan(FUNCTION_ERROR_TICKET_PERCENT);
+    expect(byId.workerThrottles).toBeUndefined();
+    expect(byId.workerNearTimeout).toBeUndefined();
+  });
+
+  it('refuses to synthesize pages that were never raised', () => {
+    const forgotten = new Stack(new App(), 'Forgotten');
+    new Alarms(forgotten, 'Alarms').watchAccountConcurrency();
+    expect(() => Template.fromStack(forgotten)).toThrow(/never raised/);
   });
 
   it("counts a table's throttled requests and internal errors over every operation, one query each", () => {
@@ -175,8 +295,10 @@ describe('Alarms of the edge, in us-east-1', () => {
   const alarms = new Alarms(stack, 'Alarms', { emails: ['ops@bureau.example'], topicArns: [edgeTopic] });
   alarms.watchDistribution('E2EXAMPLE123');
   alarms.watchFirewall('Bureau');
+  alarms.raisePages();
   const byId = alarmsOf(stack, alarms);
-  const topic = { Ref: stack.getLogicalId(alarms.topic.node.defaultChild as CfnElement) };
+  const topic = { Ref: stack.getLogicalId(alarms.paging.node.defaultChild as CfnElement) };
+  const tickets = { Ref: stack.getLogicalId(alarms.tickets.node.defaultChild as CfnElement) };
   const query = (alarm: Loose, id: string) => alarm.Metrics.find((entry: Loose) => entry.Id === id);
 
   it("alarms on CloudFront's 5xx rate only over enough requests to judge, sustained for 15 minutes", () => {
@@ -186,9 +308,9 @@ describe('Alarms of the edge, in us-east-1', () => {
       EvaluationPeriods: 3,
       DatapointsToAlarm: 3,
       ComparisonOperator: 'GreaterThanThreshold',
-      AlarmActions: [topic, edgeTopic],
-      OKActions: [topic, edgeTopic],
     });
+    expect(byId.EdgeFailing).toMatchObject({ AlarmActions: [topic, edgeTopic], OKActions: [topic, edgeTopic] });
+    expect(byId.EdgeFailing.ActionsSuppressor).toBeUndefined();
     const returned = alarm.Metrics.find((entry: Loose) => entry.ReturnData !== false);
     expect(returned.Expression).toBe(`IF(requests >= ${DISTRIBUTION_MIN_REQUESTS}, errorRate, 0)`);
     const dimensions = [
@@ -214,9 +336,9 @@ describe('Alarms of the edge, in us-east-1', () => {
       EvaluationPeriods: 3,
       DatapointsToAlarm: 2,
       TreatMissingData: 'notBreaching',
-      AlarmActions: [topic, edgeTopic],
-      OKActions: [topic, edgeTopic],
+      AlarmActions: [tickets],
     });
+    expect(alarm.OKActions).toBeUndefined();
     expect(alarm.Threshold).toBeUndefined();
     const band = query(alarm, alarm.ThresholdMetricId);
     const floored = alarm.Metrics.find((entry: Loose) => entry.Expression?.startsWith('IF('));
@@ -252,6 +374,108 @@ describe('the BureauStack alarms', () => {
     stack = defaultServiceStack().stack;
     byId = alarmsOf(stack, stack.alarms);
     logicalId = (construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  });
+
+  it('lets CloudWatch publish to every topic any alarm of the service names', () => {
+    const template = Template.fromStack(stack);
+    const { own, foreign } = topicsNamedByAlarms(template);
+    expect(own.sort()).toEqual([logicalId(stack.alarms.paging), logicalId(stack.alarms.tickets)].sort());
+    expect(foreign).toEqual([]);
+    for (const topic of own) expectAlarmsMayPublish(template, topic);
+  });
+
+  it('sends every alarm one way: a page, a ticket, or under a page; the planned-work alarm alone notifies no one', () => {
+    const paging = { Ref: logicalId(stack.alarms.paging) };
+    const tickets = { Ref: logicalId(stack.alarms.tickets) };
+    const rules = stack.alarms.pages.map((page) => JSON.stringify(byId[page.node.id].AlarmRule));
+    const under = (id: string) => rules.filter((rule) => rule.includes(`"${logicalId(stack.alarms.node.findChild(id))}"`)).length;
+    const routes: Record<string, string[]> = { page: [], ticket: [], underPage: [], none: [] };
+    for (const [id, alarm] of Object.entries(byId)) {
+      const actions = JSON.stringify(alarm.AlarmActions ?? []);
+      if (actions === JSON.stringify([paging])) {
+        expect(alarm.OKActions, id).toEqual([paging]);
+        routes.page?.push(id);
+      } else if (actions === JSON.stringify([tickets])) {
+        expect(alarm.OKActions, id).toBeUndefined();
+        routes.ticket?.push(id);
+      } else {
+        expect(actions, id).toBe('[]');
+        if (under(id) === 1) routes.underPage?.push(id);
+        else routes.none?.push(id);
+      }
+    }
+    expect(routes.page?.sort()).toEqual(
+      Object.keys(PAGES)
+        .filter((page) => page !== 'EdgeFailing')
+        .sort(),
+    );
+    expect(routes.none).toEqual(['PlannedWork']);
+    // The per-function boilerplate is gone: the API's functions are judged by the API, throttles by the account.
+    expect(routes.ticket?.filter((id) => /Throttles$|Errors$/.test(id) && !id.includes('Table'))).toEqual(['UnhandledErrors']);
+    expect(routes.ticket?.filter((id) => id.endsWith('ErrorRate')).sort()).toEqual(
+      [...stack.functions.keys(), ...stack.registerImport.functions.keys()]
+        .filter((id) => (catalogue.find((spec) => spec.id === id)?.routes.length ?? 0) === 0)
+        .map((id) => `${id}ErrorRate`)
+        .sort(),
+    );
+    expect(routes.underPage?.length).toBeGreaterThan(10);
+  });
+
+  it('holds back the pages planned work causes while an import runs, and only those', () => {
+    const plannedWork = logicalId(stack.alarms.node.findChild('PlannedWork'));
+    for (const page of stack.alarms.pages) {
+      const name = page.node.id as PageName;
+      const alarm = byId[name];
+      if (PAGES[name].plannedWork) {
+        expect(alarm, name).toMatchObject({
+          ActionsSuppressor: { 'Fn::GetAtt': [plannedWork, 'Arn'] },
+          ActionsSuppressorWaitPeriod: 300,
+          ActionsSuppressorExtensionPeriod: PLANNED_WORK_TAIL.toSeconds(),
+        });
+      } else {
+        expect(alarm.ActionsSuppressor, name).toBeUndefined();
+      }
+    }
+    expect(['ChangeEventsLate', 'RegisterFeedBehind', 'ConcurrencyRunningOut'].every((name) => PAGES[name as PageName].plannedWork)).toBe(
+      true,
+    );
+    // An import's own failure is never held back by the import.
+    expect(PAGES.RegisterImportFailed.plannedWork).toBe(false);
+    const work = byId.PlannedWork;
+    const used = work.Metrics.filter((query: Loose) => query.MetricStat).map((query: Loose) => query.MetricStat.Metric.MetricName);
+    expect(used).toEqual(['ExecutionsStarted', 'Invocations', 'Invocations']);
+    expect(JSON.stringify(work.Metrics)).toContain(logicalId(stack.registerImport.stateMachine));
+    expect(JSON.stringify(work.Metrics)).toContain(logicalId(stack.registerImport.functions.get('registerBatch') as never));
+  });
+
+  it("pages on the API's 5xx share over enough requests, not on a count of 5xx", () => {
+    const alarm = byId.ApiErrorRate;
+    expect(alarm.Metrics.find((query: Loose) => query.Expression).Expression).toBe(
+      `100 * serverErrors / IF(requests >= ${API_MIN_REQUESTS}, requests, ${API_MIN_REQUESTS})`,
+    );
+    expect(alarm).toMatchObject({ Threshold: API_ERROR_PAGE_PERCENT, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    expect(byId.Api5xx).toBeUndefined();
+    expect(JSON.stringify(byId.ApiFailing.AlarmRule)).toContain(logicalId(stack.alarms.node.findChild('ApiErrorRate')));
+  });
+
+  it('opens a ticket when a stream event is set aside and when a sweep is refused, once a day at most while it recurs', () => {
+    for (const [id, metric] of [
+      ['StreamEventsSetAside', BusinessMetric.streamEventsSetAside],
+      ['SweepRefused', BusinessMetric.sweepRefused],
+    ] as const) {
+      expect(byId[id], id).toMatchObject({
+        Namespace: 'Bureau',
+        MetricName: metric,
+        Statistic: 'Sum',
+        Period: 3600,
+        Threshold: 1,
+        EvaluationPeriods: 24,
+        DatapointsToAlarm: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: logicalId(stack.alarms.tickets) }],
+      });
+    }
+    expect(byId.StreamEventsSetAside.AlarmDescription).toContain('bureau streams set-aside');
   });
 
   it('watches every table, and says the first register load throttles the companies table on purpose', () => {
@@ -319,5 +543,29 @@ describe('the BureauStack alarms', () => {
       );
       expect(workQueueMaxAge(definition)?.toSeconds() ?? 0, definition.id).toBeLessThan(definition.retentionSeconds - 7 * DAY);
     }
+  });
+});
+
+describe('the edge monitoring stack, in us-east-1', () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new BureauEdgeMonitoringStack(app, 'Bureau-edge-monitoring', {
+    env: { account: '123456789012' },
+    serviceStackName: 'Bureau',
+    webAclName: 'Bureau-edge',
+    alarms: { emails: ['ops@bureau.example'], topicArns: ['arn:aws:sns:us-east-1:123456789012:bureau-pager'] },
+    accessLogRetention: 90,
+  });
+  const template = Template.fromStack(stack);
+
+  it('lets CloudWatch publish to every topic any of its alarms names, and names the pager for the page alone', () => {
+    const { own, foreign } = topicsNamedByAlarms(template);
+    expect(own).toHaveLength(2);
+    for (const topic of own) expectAlarmsMayPublish(template, topic);
+    expect(foreign).toEqual(['arn:aws:sns:us-east-1:123456789012:bureau-pager']);
+    const byId = alarmsOf(stack, stack.alarms);
+    expect(byId.EdgeFailing.AlarmName).toBe('Bureau-edge-monitoring-page-EdgeFailing');
+    expect(byId.FirewallBlockedSpike.AlarmActions).toEqual([
+      { Ref: stack.getLogicalId(stack.alarms.tickets.node.defaultChild as CfnElement) },
+    ]);
   });
 });

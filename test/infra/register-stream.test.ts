@@ -149,7 +149,11 @@ describe('the Companies House stream consumer', () => {
   });
 
   it('alarms per stream on lag over 10 minutes and on any 416 gap, on no event read on any stream for 3 hours, and on errors', () => {
-    const topic = { Ref: synth.logicalId(synth.stack.alarms.topic) };
+    const tickets = { Ref: synth.logicalId(synth.stack.alarms.tickets) };
+    const feedPage = JSON.stringify(
+      synth.ofType('AWS::CloudWatch::CompositeAlarm').find((page) => page.Properties.AlarmName.endsWith('-page-RegisterFeedBehind'))
+        ?.Properties.AlarmRule,
+    );
     const lag = synth.alarmsNamed('StreamLag');
     const gaps = synth.alarmsNamed('StreamGaps');
     const streamOf = (alarm: Loose) => alarm.Properties.Dimensions.find((d: Loose) => d.Name === 'Stream')?.Value;
@@ -163,13 +167,22 @@ describe('the Companies House stream consumer', () => {
         EvaluationPeriods: 2,
         DatapointsToAlarm: 2,
         ComparisonOperator: 'GreaterThanThreshold',
-        AlarmActions: [topic],
-        OKActions: [topic],
       });
+      // A stream behind pages, through the register feed's page.
+      expect(alarm.Properties.AlarmActions ?? []).toEqual([]);
     }
+    for (const id of DEFAULT_REGISTER_FEEDS.companiesHouseStreams.map((stream) =>
+      stream.replace(/(^|-)([a-z])/g, (_, _dash, letter: string) => letter.toUpperCase()),
+    ))
+      expect(feedPage).toContain(`AlarmsStream${id}Lag`);
     expect(gaps.map(streamOf).sort()).toEqual([...DEFAULT_REGISTER_FEEDS.companiesHouseStreams].sort());
     for (const alarm of gaps) {
-      expect(alarm.Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(alarm.Properties).toMatchObject({
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [tickets],
+      });
     }
     const silent = synth.alarmsNamed('StreamEventsRead');
     expect(silent).toHaveLength(1);
@@ -182,8 +195,17 @@ describe('the Companies House stream consumer', () => {
       EvaluationPeriods: 3,
       TreatMissingData: 'breaching',
     });
-    const errors = synth.alarmsNamed('Errors').filter((alarm) => JSON.stringify(alarm.Properties.Dimensions).includes(synth.fnId));
+    expect(feedPage).toContain('AlarmsStreamsSilent');
+    // Its failures as a share of its runs, a ticket: the feed's page says when they leave the profiles behind.
+    const errors = synth
+      .ofType('AWS::CloudWatch::Alarm')
+      .filter(
+        (alarm) =>
+          JSON.stringify(alarm.Properties.Metrics ?? []).includes(synth.fnId) &&
+          JSON.stringify(alarm.Properties.Metrics).includes('"Errors"'),
+      );
     expect(errors).toHaveLength(1);
+    expect(errors[0]?.Properties.AlarmActions).toEqual([tickets]);
     // Running to its handover is its normal: the duration alarm fires only past it, when Lambda cut the run off.
     const duration = synth.alarmsNamed('Duration').find((alarm) => JSON.stringify(alarm.Properties.Dimensions).includes(synth.fnId));
     expect(duration?.Properties.Threshold).toBe(885_000);

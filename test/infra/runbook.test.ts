@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
-import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnAlarm, CfnCompositeAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Alarms } from '../../infra/constructs/alarms';
@@ -73,12 +73,33 @@ function coverage(
   };
 }
 
-/** Every alarm the template holds, by the construct id its deployed name carries (`<stack>-Alarms<id>-<suffix>`). */
+/**
+ * Every alarm the template holds, pages included, by the construct id its deployed name carries
+ * (`<stack>-Alarms<id>-<suffix>`, a page's `<stack>-page-<id>`).
+ */
 function alarmsIn(stack: Stack): string[] {
   return stack.node
     .findAll()
-    .filter((construct): construct is CfnAlarm => construct instanceof CfnAlarm)
+    .filter((construct) => construct instanceof CfnAlarm || construct instanceof CfnCompositeAlarm)
     .map((alarm) => (alarm.node.scope as IConstruct).node.id);
+}
+
+type Route = 'page' | 'ticket' | 'none';
+
+/** Where each alarm of an Alarms construct goes: a page and the alarms under it page, a ticket tickets, the planned-work alarm nowhere. */
+function routesOf(alarms: Alarms): Record<string, Route> {
+  return Object.fromEntries(
+    alarms.all.map((alarm) => {
+      const route: Route =
+        alarms.pages.includes(alarm as never) || alarms.pageOf(alarm) ? 'page' : alarms.ticketAlarms.includes(alarm) ? 'ticket' : 'none';
+      return [alarm.node.id, route];
+    }),
+  );
+}
+
+/** The route an entry states: `- **Route**: page`, `ticket` or `none`, first word. */
+function statedRoute(entry: RunbookEntry): string | undefined {
+  return /^- \*\*Route\*\*: \*{0,2}(page|ticket|none)\b/m.exec(entry.body)?.[1];
 }
 
 describe('the alarms runbook in docs/operations.md', () => {
@@ -87,6 +108,7 @@ describe('the alarms runbook in docs/operations.md', () => {
   let service: string[];
   let edge: string[];
   let kinds: Record<string, readonly string[]>;
+  let routes: Record<string, Route>;
 
   beforeAll(() => {
     const { stack } = defaultServiceStack();
@@ -94,6 +116,8 @@ describe('the alarms runbook in docs/operations.md', () => {
     const edgeAlarms = new Alarms(edgeStack, 'Alarms');
     edgeAlarms.watchDistribution('E2EXAMPLE123');
     edgeAlarms.watchFirewall('Bureau-edge');
+    edgeAlarms.raisePages();
+    routes = { ...routesOf(stack.alarms), ...routesOf(edgeAlarms) };
     service = alarmsIn(stack);
     edge = alarmsIn(edgeStack);
     kinds = {
@@ -107,7 +131,8 @@ describe('the alarms runbook in docs/operations.md', () => {
   it('reads the alarms of both regions from their templates', () => {
     expect(service.length).toBeGreaterThan(50);
     expect(new Set(service).size).toBe(service.length);
-    expect(edge.sort()).toEqual(['Distribution5xxRate', 'FirewallBlockedSpike']);
+    expect(edge.sort()).toEqual(['Distribution5xxRate', 'EdgeFailing', 'FirewallBlockedSpike']);
+    expect(Object.keys(routes).sort()).toEqual([...service, ...edge].sort());
   });
 
   it('has an entry for every alarm, and names no alarm that does not exist', () => {
@@ -123,6 +148,17 @@ describe('the alarms runbook in docs/operations.md', () => {
     }
   });
 
+  it('says of each entry whether it pages, opens a ticket or notifies no one, as its alarms do', () => {
+    for (const entry of entries) {
+      const patterns = entry.names.map((name) => matcher(name, kinds));
+      const actual = new Set(
+        Object.entries(routes).flatMap(([alarm, route]) => (patterns.some((pattern) => pattern.test(alarm)) ? [route] : [])),
+      );
+      expect([...actual], entry.heading).toHaveLength(1);
+      expect(statedRoute(entry), entry.heading).toBe([...actual][0]);
+    }
+  });
+
   it('gives each entry what it means, a first command to run, and how to resolve it', () => {
     expect(entries.length).toBeGreaterThan(20);
     for (const entry of entries) {
@@ -135,7 +171,7 @@ describe('the alarms runbook in docs/operations.md', () => {
   });
 
   it('fails on an alarm without an entry, and on an entry whose alarm is gone', () => {
-    const without = entries.filter((entry) => !entry.names.includes('AccountConcurrency'));
+    const without = entries.map((entry) => ({ ...entry, names: entry.names.filter((name) => name !== 'AccountConcurrency') }));
     const stale: RunbookEntry = { heading: '`deliveriesQueueLag`', names: ['deliveriesQueueLag', '<queue>QueueLag'], body: '' };
     expect(coverage([...without, stale], [...service, ...edge], kinds)).toEqual({
       missing: ['AccountConcurrency'],

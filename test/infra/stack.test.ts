@@ -570,31 +570,41 @@ describe('BureauStack', () => {
     });
   });
 
-  it('alarms on each function, the API, the stream, the queues and delivery success, each notifying when it starts and when it ends', () => {
+  it('alarms on the functions without routes, the API, the stream, the queues and delivery success, as pages or tickets', () => {
     const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Loose }>;
     const named = (metric: string) => alarms.filter((alarm) => alarm.Properties.MetricName === metric);
-    const topic = { Ref: synth.logicalId(synth.stack.alarms.topic) };
+    const using = (metric: string) =>
+      alarms.filter((alarm) => JSON.stringify(alarm.Properties.Metrics ?? []).includes(`"MetricName":"${metric}"`));
+    const paging = { Ref: synth.logicalId(synth.stack.alarms.paging) };
+    const tickets = { Ref: synth.logicalId(synth.stack.alarms.tickets) };
 
-    // Every function, the register import's too: errors at once, throttles and a p99 near its timeout when sustained.
-    const everyFunction = [...catalogue, ...registerImportFunctions];
-    expect(named('Errors')).toHaveLength(everyFunction.length);
-    expect(named('Throttles')).toHaveLength(everyFunction.length);
-    expect(named('Duration').map((alarm) => alarm.Properties.ExtendedStatistic)).toEqual(everyFunction.map(() => 'p99'));
-    // The API: any 5xx, and p99 latency over 2 s for 15 minutes.
-    expect(named('5xx')[0]?.Properties.Threshold).toBe(1);
-    expect(named('Latency')[0]?.Properties).toMatchObject({ Threshold: 2000, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
+    // Every function without a route, the register import's too: its failures as a share of its runs.
+    // The API's functions fail as the API does, and a throttle is the account's concurrency, alarmed once.
+    const unrouted = [...catalogue, ...registerImportFunctions].filter((spec) => spec.routes.length === 0);
+    expect(using('Errors')).toHaveLength(unrouted.length);
+    expect(named('Throttles')).toHaveLength(0);
+    // A run cut off at its timeout is an error; only the stream consumer, which runs to a deadline, has a duration alarm.
+    expect(named('Duration')).toHaveLength(1);
+    // The API: a 5xx share over enough requests, and p99 latency over 2 s for 15 minutes with traffic.
+    expect(using('5xx')).toHaveLength(1);
+    const latency = using('Latency')[0]?.Properties;
+    expect(latency).toMatchObject({ Threshold: 2000, EvaluationPeriods: 3, DatapointsToAlarm: 3 });
     // The stream, each dead-letter queue and each queue's backlog; stream failures waiting for hours, and records lost before their replay.
     expect(named('IteratorAge')).toHaveLength(1);
     expect(named('ApproximateNumberOfMessagesVisible')).toHaveLength(2 * allQueues.length);
     expect(named('ApproximateAgeOfOldestMessage')[0]?.Properties).toMatchObject({ Threshold: 6 * 3600 });
     expect(named('StreamRecordsLost')[0]?.Properties).toMatchObject({ Namespace: 'Bureau', Threshold: 1 });
-    // The functions' own metrics: unhandled errors, and delivery success as metric math.
-    expect(named('UnhandledErrors')[0]?.Properties).toMatchObject({ Namespace: 'Bureau', Threshold: 1 });
+    // The functions' own metrics: unhandled errors as a share of requests, and delivery success as metric math.
+    expect(using('UnhandledErrors')[0]?.Properties).toMatchObject({ Threshold: 0.1, AlarmActions: [tickets] });
     const success = alarms.find((alarm) => JSON.stringify(alarm.Properties.Metrics ?? []).includes('DeliveriesSucceeded'));
     expect(success?.Properties).toMatchObject({ Threshold: 90, ComparisonOperator: 'LessThanThreshold' });
-    for (const alarm of alarms) {
-      expect(alarm.Properties.AlarmActions).toEqual([topic]);
-      expect(alarm.Properties.OKActions).toEqual([topic]);
+    // A metric alarm opens a ticket, or notifies no one and pages through its composite.
+    for (const alarm of alarms) expect([[], [tickets]]).toContainEqual(alarm.Properties.AlarmActions ?? []);
+    const pages = Object.values(synth.template.findResources('AWS::CloudWatch::CompositeAlarm')) as Array<{ Properties: Loose }>;
+    expect(pages.length).toBeGreaterThan(5);
+    for (const page of pages) {
+      expect(page.Properties.AlarmActions).toEqual([paging]);
+      expect(page.Properties.OKActions).toEqual([paging]);
     }
     synth.template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
   });

@@ -102,7 +102,7 @@ describe('alarm destinations', () => {
   const topics = ['arn:aws:sns:eu-west-2:123456789012:pager', 'arn:aws:sns:us-east-1:123456789012:chat'];
   const staged = synthesize({ ...completedStage('prod'), alarms: { emails: ['ops@bureau.example'], topicArns: topics } });
 
-  it("reach the stage's people from both regions: e-mail on both topics, each operator topic from the alarms of its region", () => {
+  it("reach the stage's people from both regions: e-mail on every topic, each operator topic from the pages of its region", () => {
     for (const [template, topic] of [
       [staged.templates.service, topics[0]],
       [staged.templates.monitoring, topics[1]],
@@ -110,13 +110,18 @@ describe('alarm destinations', () => {
       expect(resourcesOf(template, 'AWS::SNS::Subscription').map((subscription) => subscription.Properties)).toContainEqual(
         expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@bureau.example' }),
       );
-      const alarms = resourcesOf(template, 'AWS::CloudWatch::Alarm');
-      expect(alarms.length).toBeGreaterThan(0);
-      for (const alarm of alarms) {
-        expect(alarm.Properties.AlarmActions).toContain(topic);
-        expect(alarm.Properties.OKActions).toContain(topic);
-        expect(JSON.stringify(alarm.Properties.AlarmActions)).not.toContain(topics.find((other) => other !== topic));
+      const topicRefs = resourcesOf(template, 'AWS::SNS::Topic').length;
+      expect(resourcesOf(template, 'AWS::SNS::Subscription')).toHaveLength(topicRefs);
+      const pages = resourcesOf(template, 'AWS::CloudWatch::CompositeAlarm');
+      expect(pages.length).toBeGreaterThan(0);
+      for (const page of pages) {
+        expect(page.Properties.AlarmActions).toContain(topic);
+        expect(page.Properties.OKActions).toContain(topic);
+        expect(JSON.stringify(page.Properties.AlarmActions)).not.toContain(topics.find((other) => other !== topic));
       }
+      // Tickets go to the ticket topic, which the addresses receive: never to the pager.
+      for (const alarm of resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+        expect(JSON.stringify(alarm.Properties.AlarmActions ?? [])).not.toContain('arn:aws:sns');
     }
   });
 
