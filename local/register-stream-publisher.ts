@@ -2,7 +2,39 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { type Random, seededRandom } from '../demo/random';
 import type { StreamName } from '../shared/register/stream/stream-events';
+import {
+  accountsDue,
+  addDays,
+  addMonths,
+  dayOf,
+  daysBetween,
+  firstPeriodEnd,
+  laterOf,
+  nextPeriodEnd,
+  statementDue,
+} from './register-calendar';
 import type { RegisterStreamEmulator, StreamEventBody } from './register-stream-emulator';
+import {
+  accountsOverdue,
+  type Charge,
+  type CompanyState,
+  chargeResource,
+  type DemoStreamCompany,
+  type Fate,
+  filingResource,
+  insolvencyResource,
+  jurisdictionOf,
+  nextEtag,
+  type Officer,
+  officerResource,
+  type Period,
+  profileResource,
+  pscResource,
+  type Statement,
+  statementOverdue,
+} from './register-stream-resources';
+
+export type { DemoStreamCompany } from './register-stream-resources';
 
 /**
  * Plausible register activity for the demo's GB companies, in the shapes the Companies House
@@ -10,15 +42,6 @@ import type { RegisterStreamEmulator, StreamEventBody } from './register-stream-
  * move on, the filings that go with them, charges registered and satisfied, insolvency cases,
  * officers and PSCs coming and going. Demo data: invented events about real company numbers.
  */
-
-export interface DemoStreamCompany {
-  readonly number: string;
-  readonly name: string;
-  readonly type: string;
-  readonly createdOn: string;
-  readonly sicCodes: readonly string[];
-  readonly office: Record<string, string>;
-}
 
 const TYPES: Readonly<Record<string, string>> = {
   'private limited company': 'ltd',
@@ -71,257 +94,368 @@ export function readDemoStreamCompanies(csvFile: string, limit = 20_000): DemoSt
   return companies;
 }
 
-interface CompanyState {
-  readonly company: DemoStreamCompany;
-  name: string;
-  status: string;
-  office: Record<string, string>;
-  accountsLastMadeUpTo?: string;
-  accountsNextMadeUpTo: string;
-  confirmationLast?: string;
-  confirmationNext: string;
-  charges: Array<{ id: string; number: number; createdOn: string; status: string; satisfiedOn?: string }>;
-  insolvency: boolean;
-  officers: Array<{ id: string; name: string; role: string; appointedOn: string; resignedOn?: string }>;
-  pscs: Array<{ id: string; name: string; notifiedOn: string; ceasedOn?: string }>;
-  etag: number;
-}
-
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const addMonths = (date: string, months: number) => {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  return d.toISOString().slice(0, 10);
-};
-const addDays = (date: string, days: number) => day(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000);
-const monthEnd = (date: string) => {
-  const d = new Date(`${date}T00:00:00Z`);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
-};
-
-const STREETS = ['High Street', 'Station Road', 'Church Lane', 'Mill Road', 'Victoria Street', 'King Street', 'Park Avenue', 'Queens Road'];
-const TOWNS: ReadonlyArray<readonly [string, string]> = [
-  ['London', 'EC1V 2NX'],
-  ['Manchester', 'M1 3HU'],
-  ['Leeds', 'LS1 4AP'],
-  ['Bristol', 'BS1 5TR'],
-  ['Birmingham', 'B3 3HN'],
-  ['Cardiff', 'CF10 1EP'],
-  ['Edinburgh', 'EH2 4AD'],
-  ['Norwich', 'NR2 1NE'],
+const ACCOUNT_TYPES: ReadonlyArray<readonly [string, number]> = [
+  ['micro-entity', 50],
+  ['total-exemption-full', 20],
+  ['unaudited-abridged', 12],
+  ['small', 8],
+  ['dormant', 10],
 ];
+const PREMISES = ['Unit 4', 'Suite 2', 'Flat 3', 'Office 12', 'The Old Mill', 'Ground Floor', 'Unit 17', 'First Floor'];
+const STREETS = ['High Street', 'Station Road', 'Church Lane', 'Mill Road', 'Victoria Street', 'King Street', 'Park Avenue', 'Queens Road'];
+const ESTATES = ['Harbour Park', 'Riverside Business Centre', 'Enterprise Way', 'Kingsway Business Park', 'Canal Wharf'];
+/** A registered office moves only within the company's jurisdiction. */
+const TOWNS: Readonly<Record<string, ReadonlyArray<readonly [string, string, string]>>> = {
+  'england-wales': [
+    ['London', 'EC1V 2NX', 'England'],
+    ['Manchester', 'M1 3HU', 'England'],
+    ['Leeds', 'LS1 4AP', 'England'],
+    ['Bristol', 'BS1 5TR', 'England'],
+    ['Birmingham', 'B3 3HN', 'England'],
+    ['Cardiff', 'CF10 1EP', 'Wales'],
+    ['Norwich', 'NR2 1NE', 'England'],
+  ],
+  scotland: [
+    ['Edinburgh', 'EH2 4AD', 'Scotland'],
+    ['Glasgow', 'G2 1DY', 'Scotland'],
+  ],
+  'northern-ireland': [['Belfast', 'BT1 5GS', 'Northern Ireland']],
+};
+const NATURES = ['ownership-of-shares-25-to-50-percent', 'ownership-of-shares-75-to-100-percent'];
 const FORENAMES = ['Amelia', 'Oliver', 'Priya', 'James', 'Sophie', 'Mohammed', 'Grace', 'Thomas', 'Chloe', 'Daniel', 'Aisha', 'Harry'];
 const SURNAMES = ['Smith', 'Patel', 'Jones', 'Williams', 'Khan', 'Brown', 'Taylor', 'Evans', 'Walker', 'Wright', 'Hughes', 'Clarke'];
 const LENDERS = ['Barclays Bank UK PLC', 'Lloyds Bank PLC', 'HSBC UK Bank PLC', 'National Westminster Bank PLC', 'Funding Circle Ltd'];
 const PRACTITIONERS = ['Begbies Traynor (Central) LLP', 'Interpath Ltd', 'FRP Advisory Trading Ltd', 'Leonard Curtis Ltd'];
+const NAME_WORDS = ['Northgate', 'Bluebell', 'Harbourside', 'Kestrel', 'Ashdown', 'Lumen', 'Oakridge', 'Meridian', 'Copperfield', 'Alder'];
+const NAME_TRADES = ['Consulting', 'Properties', 'Logistics', 'Digital', 'Builders', 'Care Services', 'Trading', 'Studio', 'Engineering'];
+const NEW_SIC_CODES = ['62020', '68209', '70229', '41202', '56101', '96090', '74909', '49410', '86900', '47910'];
 
-const STREAM_WEIGHTS: ReadonlyArray<readonly [Step, number]> = [
-  ['profile', 30],
-  ['accounts', 14],
-  ['confirmation', 10],
-  ['officer', 14],
-  ['charge', 9],
-  ['psc', 6],
-  ['psc-statement', 3],
-  ['insolvency', 2],
-  ['disqualification', 2],
-  ['exemption', 1],
-];
 type Step =
-  | 'profile'
+  | 'profile-repeat'
+  | 'profile-unchanged'
+  | 'office-resplit'
+  | 'office-move'
   | 'accounts'
   | 'confirmation'
-  | 'officer'
-  | 'charge'
-  | 'psc'
+  | 'confirmation-early'
+  | 'strike-off'
+  | 'dissolution'
+  | 'officer-appoint'
+  | 'officer-resign'
+  | 'officer-republish'
+  | 'officer-backfill'
+  | 'charge-create'
+  | 'charge-satisfy'
+  | 'psc-notify'
+  | 'psc-cease'
   | 'psc-statement'
-  | 'insolvency'
+  | 'insolvency-open'
+  | 'insolvency-end'
+  | 'capital'
+  | 'withdrawal'
   | 'disqualification'
   | 'exemption';
+
+/** A share of steps that tell of a company incorporated that day (the register sees thousands a day). */
+const INCORPORATIONS = 0.005;
+/** Looked back from the first day told: what the company was due to deliver within it is still to arrive. */
+const ARRIVING_DAYS = 30;
+const SERVING_AT_MOST = 4;
+/** New company numbers: after the sample's, and one more every ten seconds since this instant. */
+const NUMBERS_FROM = 16_000_000;
+const NUMBERS_SINCE = Date.UTC(2026, 10, 1);
 
 export interface PublishedStep {
   readonly stream: StreamName;
   readonly timepoint: number;
 }
 
+const serving = (state: CompanyState) => state.officers.filter((officer) => !officer.resignedOn);
+const openCases = (state: CompanyState) => state.cases.filter((found) => !found.endedOn);
+const overdue = (state: CompanyState, today: string) => accountsOverdue(state, today) || statementOverdue(state, today);
+
+/** An appointment, a control or a charge ends a month or more after it began, never on its first day. */
+const lasted = (began: string, today: string) => addMonths(began, 1) <= today;
+
+/** The same office with its first line cut elsewhere between premises and street: the same words, not a move. */
+function resplit(office: Record<string, string>): Record<string, string> | undefined {
+  const { premises, address_line_1: line, ...rest } = office;
+  if (premises && line) return { address_line_1: `${premises} ${line}`, ...rest };
+  const words = (line ?? '').split(' ');
+  if (words.length < 3) return undefined;
+  const cut = /^\d+[A-Za-z]?$/.test(words[0] as string) ? 1 : 2;
+  return { premises: words.slice(0, cut).join(' '), address_line_1: words.slice(cut).join(' '), ...rest };
+}
+
 /**
  * Publishes demo activity into an emulator: each step is one thing happening at the register
- * (accounts filed: the filing and the profile that now shows them), so one to three events.
- * About half the steps concern the first 25 companies of the sample, so a demo that watches
- * a few of them sees changes within seconds.
+ * (accounts filed: the filing and the profile that now shows them), so one to four events. What
+ * happens obeys the register's rules against what the demo holds of each company, as of the
+ * injected clock's day: nothing dated after its event; accounts only for a period that has ended,
+ * most by their deadline; striking off only for a company overdue, settled when it files or
+ * dissolved two months on; an appointment, a control or a charge ended a month or more after it
+ * began, never on its first day. About half the steps
+ * concern the first 25 companies of the sample, so a demo that watches a few of them sees changes
+ * within seconds; when a company has nothing new left to tell that day, it is republished as the
+ * register republishes (a correspondence address, an office split into other lines).
  */
 export class DemoRegisterActivity {
   private readonly random: Random;
   private readonly states = new Map<string, CompanyState>();
-  private lastProfile?: StreamEventBody;
+  private readonly pool: DemoStreamCompany[];
+  private readonly hot: number;
+  private nextNumber: number;
   private sequence = 0;
 
   constructor(
     private readonly emulator: Pick<RegisterStreamEmulator, 'publish'>,
-    private readonly companies: readonly DemoStreamCompany[],
+    companies: readonly DemoStreamCompany[],
     private readonly now: () => number = Date.now,
     seed = `register-stream-${Date.now()}`,
   ) {
     if (companies.length === 0) throw new Error('Demo register activity needs at least one company');
     this.random = seededRandom(seed);
+    this.pool = [...companies];
+    this.hot = Math.min(25, companies.length);
+    const highest = companies.reduce(
+      (most, company) => (/^\d{8}$/.test(company.number) ? Math.max(most, Number(company.number)) : most),
+      0,
+    );
+    this.nextNumber = Math.max(NUMBERS_FROM, highest + 1);
   }
 
   step(): PublishedStep[] {
-    const state = this.pick();
-    const today = day(this.now());
+    const today = dayOf(this.now());
     const out: PublishedStep[] = [];
     const publish = (stream: StreamName, body: StreamEventBody) => out.push({ stream, timepoint: this.emulator.publish(stream, body) });
-    const profileChanged = (fields: string[]) => publish('companies', this.profile(state, fields));
-    const kind = this.random.weighted(STREAM_WEIGHTS);
+    if (this.nextNumber < 99_999_999 && this.random.chance(INCORPORATIONS)) {
+      this.incorporate(today, publish);
+      return out;
+    }
+    const state = this.pick(today);
+    const kind = this.random.weighted(this.choices(state, today));
+    this.tell(state, kind, today, publish);
+    return out;
+  }
+
+  /** What may happen to the company today, by weight: a step for which the register's rules leave no room is not offered. */
+  private choices(state: CompanyState, today: string): Array<readonly [Step, number]> {
+    const choices: Array<readonly [Step, number]> = [['profile-unchanged', 3]];
+    if (state.lastProfile && state.lastProfileOn === today) choices.push(['profile-repeat', 2]);
+    if (state.status === 'dissolved') return choices;
+    if (resplit(state.office)) choices.push(['office-resplit', 2]);
+    if (serving(state).length > 0) choices.push(['officer-republish', 12]);
+    const cases = openCases(state);
+    if (cases.some((found) => addMonths(found.dates[found.dates.length - 1]?.date ?? today, 1) <= today))
+      choices.push(['insolvency-end', 6]);
+    if (state.charges.some((charge) => !charge.satisfiedOn && lasted(charge.createdOn, today))) choices.push(['charge-satisfy', 3]);
+    if (state.withdrawable.length > 0) choices.push(['withdrawal', 2]);
+    if (state.status !== 'active') return choices;
+    // A company files what it owes on a day after any proposal to strike it off: the Gazette tells one thing a day.
+    if (state.proposedOn !== today) {
+      if (state.period.end < today && state.period.deliverOn <= today) choices.push(['accounts', 20]);
+      if (state.statement.madeUpTo <= today && state.statement.deliverOn <= today) choices.push(['confirmation', 16]);
+      // A statement may be delivered before its date, made up to the day it is delivered; the next is a year on.
+      else if (!state.lastStatement || state.lastStatement <= addMonths(today, -6)) choices.push(['confirmation-early', 2]);
+    }
+    if (state.proposedOn) {
+      if (state.proposedOn <= addMonths(today, -2) && overdue(state, today)) choices.push(['dissolution', 10]);
+      return choices;
+    }
+    if (overdue(state, today)) choices.push(['strike-off', 6]);
+    if (state.fate && state.fate.from <= today && cases.length === 0) choices.push(['insolvency-open', 6]);
+    if (!state.movedOn || state.movedOn <= addMonths(today, -6)) choices.push(['office-move', 4]);
+    const directors = serving(state);
+    if (directors.length < SERVING_AT_MOST) choices.push(['officer-appoint', 3]);
+    if (directors.length > 1 && directors.some((officer) => lasted(officer.appointedOn, today))) choices.push(['officer-resign', 3]);
+    if (state.backfilled < 2 && state.company.createdOn <= addMonths(today, -12)) choices.push(['officer-backfill', 2]);
+    const outstanding = state.charges.filter((charge) => !charge.satisfiedOn).length;
+    if (outstanding < 3 && state.charges.length < 6) choices.push(['charge-create', 3]);
+    const current = state.pscs.filter((psc) => !psc.ceasedOn);
+    if (current.length < 3) choices.push(['psc-notify', 2]);
+    if (current.length > 1 && current.some((psc) => lasted(psc.notifiedOn, today))) choices.push(['psc-cease', 2]);
+    if (!state.pscStatement) choices.push(['psc-statement', 0.5]);
+    if (!state.capitalOn || state.capitalOn <= addMonths(today, -1)) choices.push(['capital', 2]);
+    if (!state.disqualification) choices.push(['disqualification', 0.3]);
+    if (!state.exemption && state.company.type === 'plc') choices.push(['exemption', 2]);
+    return choices;
+  }
+
+  private tell(state: CompanyState, kind: Step, today: string, publish: (stream: StreamName, body: StreamEventBody) => void): void {
+    const { random } = this;
+    const profileChanged = (fields: string[]) => publish('companies', this.profile(state, fields, today));
+    const file = (category: string, type: string, description: string, values: Record<string, unknown> = {}) => {
+      const body = this.filing(state, category, type, description, values, today);
+      publish('filings', body);
+      return body;
+    };
     switch (kind) {
-      case 'profile': {
-        const roll = this.random.next();
-        if (roll < 0.1 && this.lastProfile) {
-          // The companies stream repeats itself now and then.
-          publish('companies', this.lastProfile);
-        } else if (roll < 0.25) {
-          // And sends a profile no field of which changed.
-          profileChanged([]);
-        } else if (roll < 0.65) {
-          const [town, postcode] = this.random.pick(TOWNS);
-          state.office = {
-            address_line_1: `${this.random.int(1, 240)} ${this.random.pick(STREETS)}`,
-            locality: town,
-            postal_code: postcode,
-            country: 'England',
-          };
-          publish(
-            'filings',
-            this.filing(state, 'address', 'AD01', 'change-registered-office-address-company-with-date-old-address-new-address', {}),
-          );
-          profileChanged(['registered_office_address']);
-        } else {
-          state.status = state.status === 'active' ? 'active-proposal-to-strike-off' : 'active';
-          if (state.status === 'active-proposal-to-strike-off') {
-            publish('filings', this.filing(state, 'gazette', 'GAZ1', 'gazette-notice-compulsory', {}));
-          }
-          profileChanged(['company_status']);
-        }
-        break;
+      case 'profile-repeat':
+        // The companies stream repeats itself now and then.
+        publish('companies', state.lastProfile as StreamEventBody);
+        return;
+      case 'profile-unchanged':
+        // And sends a profile no field of which changed.
+        profileChanged([]);
+        return;
+      case 'office-resplit':
+        state.office = resplit(state.office) as Record<string, string>;
+        profileChanged(['registered_office_address.premises', 'registered_office_address.address_line_1']);
+        return;
+      case 'office-move': {
+        const old = state.office;
+        const [town, postcode, country] = this.town(state);
+        state.office = random.chance(0.5)
+          ? { premises: random.pick(PREMISES), address_line_1: random.pick(ESTATES), locality: town, postal_code: postcode, country }
+          : { premises: String(random.int(1, 240)), address_line_1: random.pick(STREETS), locality: town, postal_code: postcode, country };
+        state.movedOn = today;
+        file('address', 'AD01', 'change-registered-office-address-company-with-date-old-address-new-address', {
+          change_date: today,
+          old_address: Object.values(old).join(', '),
+          new_address: Object.values(state.office).join(', '),
+        });
+        profileChanged(['registered_office_address']);
+        return;
       }
       case 'accounts': {
-        state.accountsLastMadeUpTo = state.accountsNextMadeUpTo;
-        state.accountsNextMadeUpTo = addMonths(state.accountsNextMadeUpTo, 12);
-        const accountsType = this.random.pick(['micro-entity', 'total-exemption-full', 'small', 'dormant']);
-        publish(
-          'filings',
-          this.filing(state, 'accounts', 'AA', `accounts-with-accounts-type-${accountsType}`, { made_up_date: state.accountsLastMadeUpTo }),
-        );
-        profileChanged(['accounts.last_accounts.made_up_to', 'accounts.next_due', 'accounts.next_made_up_to']);
-        break;
+        const { period } = state;
+        state.lastAccounts = { madeUpTo: period.end, type: state.accountsType };
+        state.firstPeriod = false;
+        state.period = this.period(state, nextPeriodEnd(period.end), false);
+        file('accounts', 'AA', `accounts-with-accounts-type-${state.accountsType}`, { made_up_date: period.end });
+        const settled = this.settleProposal(state, today, file);
+        profileChanged([
+          'accounts.last_accounts.made_up_to',
+          'accounts.next_due',
+          'accounts.next_made_up_to',
+          'accounts.overdue',
+          ...(settled ? ['company_status_detail'] : []),
+        ]);
+        return;
       }
-      case 'confirmation': {
-        state.confirmationLast = state.confirmationNext;
-        state.confirmationNext = addMonths(state.confirmationNext, 12);
-        publish(
-          'filings',
-          this.filing(state, 'confirmation-statement', 'CS01', 'confirmation-statement-with-no-updates', {
-            made_up_date: state.confirmationLast,
-          }),
+      case 'confirmation':
+      case 'confirmation-early': {
+        const madeUpTo = kind === 'confirmation' ? state.statement.madeUpTo : today;
+        state.lastStatement = madeUpTo;
+        state.statement = this.statement(state, addMonths(madeUpTo, 12));
+        file(
+          'confirmation-statement',
+          'CS01',
+          random.chance(0.8) ? 'confirmation-statement-with-no-updates' : 'confirmation-statement-with-updates',
+          { made_up_date: madeUpTo },
         );
-        profileChanged(['confirmation_statement.last_made_up_to', 'confirmation_statement.next_due']);
-        break;
+        const settled = this.settleProposal(state, today, file);
+        profileChanged([
+          'confirmation_statement.last_made_up_to',
+          'confirmation_statement.next_due',
+          'confirmation_statement.next_made_up_to',
+          ...(settled ? ['company_status_detail'] : []),
+        ]);
+        return;
       }
-      case 'officer': {
-        const serving = state.officers.filter((officer) => !officer.resignedOn);
-        if (serving.length > 1 && this.random.chance(0.35)) {
-          const leaving = this.random.pick(serving);
-          leaving.resignedOn = today;
-          publish('filings', this.filing(state, 'officers', 'TM01', 'termination-director-company-with-name-termination-date', {}));
-          publish('officers', this.officer(state, leaving));
-        } else {
-          const officer = {
-            id: this.id(),
-            name: this.personName(),
-            role: this.random.chance(0.85) ? 'director' : 'secretary',
-            appointedOn: today,
+      case 'strike-off':
+        state.proposedOn = today;
+        file('gazette', 'GAZ1', 'gazette-notice-compulsory');
+        profileChanged(['company_status_detail']);
+        return;
+      case 'dissolution':
+        state.proposedOn = undefined;
+        state.status = 'dissolved';
+        state.dissolvedOn = today;
+        file('gazette', 'GAZ2', 'gazette-dissolved-compulsory');
+        profileChanged(['company_status', 'company_status_detail', 'date_of_cessation']);
+        return;
+      case 'officer-appoint': {
+        const officer = this.newOfficer(state, this.recent(state, today, 14));
+        file('officers', 'AP01', 'appoint-person-director-company-with-name-date', {
+          appointment_date: officer.appointedOn,
+          officer_name: officer.name,
+        });
+        publish('officers', officerResource(state, officer));
+        return;
+      }
+      case 'officer-resign': {
+        const leaving = random.pick(serving(state).filter((officer) => lasted(officer.appointedOn, today)));
+        leaving.resignedOn = laterOf(addDays(leaving.appointedOn, 1), addDays(today, -random.int(0, 7)));
+        file('officers', 'TM01', 'termination-director-company-with-name-termination-date', {
+          termination_date: leaving.resignedOn,
+          officer_name: leaving.name,
+        });
+        publish('officers', officerResource(state, leaving));
+        return;
+      }
+      case 'officer-republish': {
+        // Mostly what the officers stream carries: the same appointment again, now and then with a new correspondence address.
+        const officer = random.pick(serving(state));
+        if (random.chance(0.35)) {
+          const [town, postcode] = this.town(state);
+          officer.address = {
+            premises: String(random.int(1, 200)),
+            address_line_1: random.pick(STREETS),
+            locality: town,
+            postal_code: postcode,
           };
-          state.officers.push(officer);
-          publish('filings', this.filing(state, 'officers', 'AP01', 'appoint-person-director-company-with-name-date', {}));
-          publish('officers', this.officer(state, officer));
-        }
-        break;
-      }
-      case 'charge': {
-        const outstanding = state.charges.filter((charge) => charge.status === 'outstanding');
-        if (outstanding.length > 0 && this.random.chance(0.4)) {
-          const charge = this.random.pick(outstanding);
-          charge.status = 'fully-satisfied';
-          charge.satisfiedOn = today;
-          publish('filings', this.filing(state, 'mortgage', 'MR04', 'mortgage-satisfy-charge-full', {}));
-          publish('charges', this.charge(state, charge));
+          if (random.chance(0.4)) {
+            file('officers', 'CH01', 'change-person-director-company-with-change-date', { change_date: today, officer_name: officer.name });
+          }
+          publish('officers', { ...officerResource(state, officer), event: { fields_changed: ['address'] } });
         } else {
-          const charge = { id: this.id(), number: state.charges.length + 1, createdOn: today, status: 'outstanding' };
-          state.charges.push(charge);
-          publish(
-            'filings',
-            this.filing(state, 'mortgage', 'MR01', 'mortgage-create-with-deed-with-charge-number-charge-creation-date', {}),
-          );
-          publish('charges', this.charge(state, charge));
+          publish('officers', officerResource(state, officer));
         }
-        profileChanged(['has_charges']);
-        break;
+        return;
       }
-      case 'insolvency': {
-        state.insolvency = true;
-        state.status = 'liquidation';
-        publish('insolvency-cases', {
-          resource_kind: 'company-insolvency',
-          resource_uri: `/company/${state.company.number}/insolvency`,
-          resource_id: state.company.number,
-          data: {
-            etag: this.etag(state),
-            cases: [
-              {
-                type: 'creditors-voluntary-liquidation',
-                number: '1',
-                dates: [{ type: 'wound-up-on', date: today }],
-                practitioners: [
-                  { name: this.personName(), role: 'proposed-liquidator', address: { address_line_1: this.random.pick(PRACTITIONERS) } },
-                ],
-                links: { charge: `/company/${state.company.number}/insolvency` },
-              },
-            ],
-          },
+      case 'officer-backfill': {
+        // The register backfills: an appointment of years ago the stream never told of.
+        state.backfilled += 1;
+        const latest = addMonths(today, -12);
+        const appointedOn = addDays(state.company.createdOn, random.int(0, Math.max(0, daysBetween(state.company.createdOn, latest))));
+        const officer = this.newOfficer(state, appointedOn);
+        const gone = daysBetween(appointedOn, latest);
+        if (gone > 60 && random.chance(0.5)) officer.resignedOn = addDays(appointedOn, random.int(30, gone));
+        publish('officers', officerResource(state, officer));
+        return;
+      }
+      case 'charge-create': {
+        const charge: Charge = {
+          id: this.id(),
+          number: state.charges.length + 1,
+          createdOn: this.recent(state, today, 20),
+          lender: random.pick(LENDERS),
+          floating: random.chance(0.7),
+        };
+        state.charges.push(charge);
+        file('mortgage', 'MR01', 'mortgage-create-with-deed-with-charge-number-charge-creation-date', {
+          charge_number: `${state.company.number}${String(charge.number).padStart(4, '0')}`,
+          charge_creation_date: charge.createdOn,
         });
-        publish('filings', this.filing(state, 'insolvency', 'LIQ02', 'liquidation-voluntary-statement-of-affairs', {}));
-        profileChanged(['company_status', 'has_insolvency_history']);
-        break;
+        publish('charges', chargeResource(state, charge, today));
+        if (state.charges.length === 1) profileChanged(['has_charges']);
+        return;
       }
-      case 'psc': {
-        const current = state.pscs.filter((psc) => !psc.ceasedOn);
+      case 'charge-satisfy': {
+        const charge = random.pick(state.charges.filter((found) => !found.satisfiedOn && lasted(found.createdOn, today)));
+        charge.satisfiedOn = laterOf(addDays(charge.createdOn, 1), addDays(today, -random.int(0, 5)));
+        file('mortgage', 'MR04', 'mortgage-satisfy-charge-full', {
+          charge_number: `${state.company.number}${String(charge.number).padStart(4, '0')}`,
+        });
+        publish('charges', chargeResource(state, charge, today));
+        return;
+      }
+      case 'psc-notify':
+      case 'psc-cease': {
         let psc: CompanyState['pscs'][number];
-        if (current.length > 0 && this.random.chance(0.3)) {
-          psc = this.random.pick(current);
-          psc.ceasedOn = today;
+        if (kind === 'psc-cease') {
+          psc = random.pick(state.pscs.filter((found) => !found.ceasedOn && lasted(found.notifiedOn, today)));
+          psc.ceasedOn = laterOf(addDays(psc.notifiedOn, 1), addDays(today, -random.int(0, 7)));
         } else {
-          psc = { id: this.id(), name: this.personName(), notifiedOn: today };
+          psc = { id: this.id(), name: this.personName(), notifiedOn: this.recent(state, today, 14), nature: random.pick(NATURES) };
+          state.pscs.push(psc);
         }
-        if (!state.pscs.includes(psc)) state.pscs.push(psc);
-        publish('persons-with-significant-control', {
-          resource_kind: 'company-psc-individual',
-          resource_uri: `/company/${state.company.number}/persons-with-significant-control/individual/${psc.id}`,
-          resource_id: psc.id,
-          data: {
-            kind: 'individual-person-with-significant-control',
-            name: psc.name,
-            notified_on: psc.notifiedOn,
-            ...(psc.ceasedOn ? { ceased_on: psc.ceasedOn } : {}),
-            natures_of_control: [this.random.pick(['ownership-of-shares-25-to-50-percent', 'ownership-of-shares-75-to-100-percent'])],
-            nationality: 'British',
-            country_of_residence: 'England',
-            etag: this.etag(state),
-            links: { self: `/company/${state.company.number}/persons-with-significant-control/individual/${psc.id}` },
-          },
-        });
-        break;
+        publish('persons-with-significant-control', pscResource(state, psc));
+        return;
       }
       case 'psc-statement': {
+        state.pscStatement = true;
         const id = this.id();
         publish('persons-with-significant-control-statements', {
           resource_kind: 'company-psc-statement',
@@ -329,17 +463,64 @@ export class DemoRegisterActivity {
           resource_id: id,
           data: {
             kind: 'persons-with-significant-control-statement',
-            statement: 'no-individual-or-entity-with-signficant-control',
+            statement: 'psc-details-not-confirmed',
             notified_on: today,
-            etag: this.etag(state),
+            etag: nextEtag(state),
             links: { self: `/company/${state.company.number}/persons-with-significant-control-statements/${id}` },
           },
         });
-        break;
+        return;
+      }
+      case 'insolvency-open': {
+        const fate = state.fate as Fate;
+        state.fate = undefined;
+        this.openCase(state, fate.type, today, file);
+        publish('insolvency-cases', insolvencyResource(state));
+        profileChanged(['company_status', 'has_insolvency_history']);
+        return;
+      }
+      case 'insolvency-end': {
+        const found = random.pick(
+          openCases(state).filter((open) => addMonths(open.dates[open.dates.length - 1]?.date as string, 1) <= today),
+        );
+        found.endedOn = today;
+        if (found.type === 'in-administration') {
+          // An administration that ends with the company moved into creditors' voluntary liquidation.
+          found.dates.push({ type: 'administration-ended-on', date: today });
+          this.openCase(state, 'creditors-voluntary-liquidation', today, file);
+          publish('insolvency-cases', insolvencyResource(state));
+          profileChanged(['company_status']);
+        } else {
+          found.dates.push({ type: 'dissolved-on', date: today });
+          state.status = 'dissolved';
+          state.dissolvedOn = today;
+          file('gazette', 'GAZ2', 'gazette-dissolved-liquidation');
+          publish('insolvency-cases', insolvencyResource(state));
+          profileChanged(['company_status', 'date_of_cessation']);
+        }
+        return;
+      }
+      case 'capital': {
+        state.capitalOn = today;
+        state.withdrawable.push(
+          file('capital', 'SH01', 'capital-allotment-shares', {
+            date: this.recent(state, today, 10),
+            capital: [{ figure: String(random.int(2, 500) * 100), currency: 'GBP' }],
+          }),
+        );
+        return;
+      }
+      case 'withdrawal': {
+        // A filing made in error, taken off the register.
+        const withdrawn = state.withdrawable.splice(random.int(0, state.withdrawable.length - 1), 1)[0] as StreamEventBody;
+        publish('filings', { ...withdrawn, type: 'deleted' });
+        return;
       }
       case 'disqualification': {
+        state.disqualification = true;
         const id = this.id();
-        const [forename, surname] = [this.random.pick(FORENAMES), this.random.pick(SURNAMES)];
+        const [forename, surname] = [random.pick(FORENAMES), random.pick(SURNAMES)];
+        const from = addDays(today, -random.int(0, 21));
         publish('disqualified-officers', {
           resource_kind: 'disqualified-officer-natural',
           resource_uri: `/disqualified-officers/natural/${id}`,
@@ -350,20 +531,22 @@ export class DemoRegisterActivity {
             kind: 'natural-disqualification',
             disqualifications: [
               {
-                disqualified_from: today,
-                disqualified_until: addMonths(today, 12 * this.random.int(2, 8)),
+                disqualified_from: from,
+                disqualified_until: addMonths(from, 12 * random.int(2, 8)),
                 disqualification_type: 'undertaking',
-                company_names: [state.name],
+                undertaken_on: addDays(from, -21),
+                company_names: [state.company.name],
                 reason: { description_identifier: 'misconduct', act: 'company-directors-disqualification-act-1986', section: '7' },
               },
             ],
-            etag: this.etag(state),
+            etag: nextEtag(state),
             links: { self: `/disqualified-officers/natural/${id}` },
           },
         });
-        break;
+        return;
       }
       case 'exemption': {
+        state.exemption = true;
         publish('company-exemptions', {
           resource_kind: 'company-exemptions',
           resource_uri: `/company/${state.company.number}/exemptions`,
@@ -376,97 +559,194 @@ export class DemoRegisterActivity {
                 items: [{ exempt_from: today }],
               },
             },
-            etag: this.etag(state),
+            etag: nextEtag(state),
             links: { self: `/company/${state.company.number}/exemptions` },
           },
         });
-        break;
+        return;
       }
     }
-    return out;
   }
 
-  private pick(): CompanyState {
-    const hot = Math.min(25, this.companies.length);
-    const index = this.random.chance(0.5) ? this.random.int(0, hot - 1) : this.random.int(0, this.companies.length - 1);
-    const company = this.companies[index] as DemoStreamCompany;
-    let state = this.states.get(company.number);
-    if (!state) {
-      // A first accounting period ends at the end of the month a year after incorporation.
-      const firstEnd = monthEnd(addMonths(company.createdOn, 12));
-      let accountsNext = firstEnd;
-      let accountsLast: string | undefined;
-      const today = day(this.now());
-      while (addMonths(accountsNext, 9) < today) {
-        accountsLast = accountsNext;
-        accountsNext = addMonths(accountsNext, 12);
-      }
-      let confirmationNext = addMonths(company.createdOn, 12);
-      let confirmationLast: string | undefined;
-      while (confirmationNext < today) {
-        confirmationLast = confirmationNext;
-        confirmationNext = addMonths(confirmationNext, 12);
-      }
-      state = {
-        company,
-        name: company.name,
-        status: 'active',
-        office: company.office,
-        accountsNextMadeUpTo: accountsNext,
-        ...(accountsLast ? { accountsLastMadeUpTo: accountsLast } : {}),
-        confirmationNext,
-        ...(confirmationLast ? { confirmationLast } : {}),
-        charges: [],
-        insolvency: false,
-        officers: [{ id: this.id(), name: this.personName(), role: 'director', appointedOn: company.createdOn }],
-        pscs: [],
-        etag: 0,
-      };
-      this.states.set(company.number, state);
+  /** A proposal to strike off is discontinued once the company has delivered what it owed (DISS40). */
+  private settleProposal(
+    state: CompanyState,
+    today: string,
+    file: (category: string, type: string, description: string) => StreamEventBody,
+  ): boolean {
+    if (!state.proposedOn || state.proposedOn >= today || overdue(state, today)) return false;
+    state.proposedOn = undefined;
+    file('gazette', 'DISS40', 'gazette-filings-brought-up-to-date');
+    return true;
+  }
+
+  private openCase(
+    state: CompanyState,
+    type: Fate['type'],
+    today: string,
+    file: (category: string, type: string, description: string, values?: Record<string, unknown>) => StreamEventBody,
+  ): void {
+    const dates =
+      type === 'in-administration'
+        ? [{ type: 'administration-started-on', date: today }]
+        : type === 'members-voluntary-liquidation'
+          ? [
+              { type: 'declaration-solvent-on', date: laterOf(state.company.createdOn, addDays(today, -this.random.int(1, 5))) },
+              { type: 'wound-up-on', date: today },
+            ]
+          : [{ type: 'wound-up-on', date: today }];
+    state.cases.push({ number: state.cases.length + 1, type, dates, practitioner: this.random.pick(PRACTITIONERS) });
+    state.status = type === 'in-administration' ? 'administration' : 'liquidation';
+    if (type === 'in-administration') file('insolvency', 'AM01', 'liquidation-in-administration-appointment-of-administrator');
+    else if (type === 'members-voluntary-liquidation') file('insolvency', 'LIQ01', 'liquidation-voluntary-declaration-of-solvency');
+    else file('insolvency', 'LIQ02', 'liquidation-voluntary-statement-of-affairs');
+  }
+
+  /** A company incorporated today: a number after the sample's, its first filings and deadlines worked out from today. */
+  private incorporate(today: string, publish: (stream: StreamName, body: StreamEventBody) => void): void {
+    // Numbers grow with time, as the register's do, so a restarted runtime never numbers a second company alike.
+    this.nextNumber = Math.max(this.nextNumber + this.random.int(1, 40), NUMBERS_FROM + Math.floor((this.now() - NUMBERS_SINCE) / 10_000));
+    const [town, postcode] = this.random.pick(TOWNS['england-wales'] ?? []);
+    const company: DemoStreamCompany = {
+      number: String(this.nextNumber),
+      name: `${this.random.pick(NAME_WORDS).toUpperCase()} ${this.random.pick(NAME_TRADES).toUpperCase()} ${this.random.chance(0.7) ? 'LTD' : 'LIMITED'}`,
+      type: 'ltd',
+      createdOn: today,
+      sicCodes: [this.random.pick(NEW_SIC_CODES)],
+      office: {
+        premises: String(this.random.int(1, 240)),
+        address_line_1: this.random.pick(STREETS),
+        locality: town,
+        postal_code: postcode,
+        country: 'England',
+      },
+    };
+    this.pool.push(company);
+    const state = this.stateOf(company, today);
+    publish('filings', this.filing(state, 'incorporation', 'NEWINC', 'incorporation-company', {}, today));
+    publish('companies', this.profile(state, [], today));
+    publish('officers', officerResource(state, state.officers[0] as Officer));
+    publish('persons-with-significant-control', pscResource(state, state.pscs[0] as CompanyState['pscs'][number]));
+  }
+
+  private pick(today: string): CompanyState {
+    const index = this.random.chance(0.5) ? this.random.int(0, this.hot - 1) : this.random.int(0, this.pool.length - 1);
+    return this.stateOf(this.pool[index] as DemoStreamCompany, today);
+  }
+
+  /**
+   * What the register held of a company when the demo first tells of it, worked out from its
+   * incorporation: each period's accounts and each year's statement delivered on a day drawn for
+   * it (most by the deadline, some after), those drawn for the last month still to arrive. Drawn
+   * from the company's number alone, so neither the seed nor the order companies are met in changes it.
+   */
+  private stateOf(company: DemoStreamCompany, today: string): CompanyState {
+    const known = this.states.get(company.number);
+    if (known) return known;
+    // Keyed by the number alone: a restarted runtime (with another seed) tells the same history of each company.
+    const random = seededRandom(`register-history:${company.number}`);
+    const fateRoll = random.next();
+    const fateType: Fate['type'] | undefined =
+      fateRoll < 0.03
+        ? 'creditors-voluntary-liquidation'
+        : fateRoll < 0.05
+          ? 'members-voluntary-liquidation'
+          : fateRoll < 0.065
+            ? 'in-administration'
+            : undefined;
+    const state: CompanyState = {
+      company,
+      random,
+      status: 'active',
+      office: company.office,
+      accountsType: company.type === 'plc' ? 'full' : random.weighted(ACCOUNT_TYPES),
+      period: { end: '', due: '', deliverOn: '' },
+      firstPeriod: true,
+      statement: { madeUpTo: '', deliverOn: '' },
+      officers: [],
+      backfilled: 0,
+      charges: [],
+      cases: [],
+      ...(fateType ? { fate: { type: fateType, from: random.chance(0.5) ? today : addDays(today, random.int(1, 180)) } } : {}),
+      pscs: [{ id: this.stableId(random), name: this.personName(random), notifiedOn: company.createdOn, nature: random.pick(NATURES) }],
+      pscStatement: false,
+      disqualification: false,
+      exemption: false,
+      withdrawable: [],
+      etag: 0,
+    };
+    // Some borrowed before the demo began: charges the stream has not told of, which may be satisfied now.
+    const borrowedBy = addMonths(today, -3);
+    for (let n = random.chance(0.4) ? random.int(1, 2) : 0; n > 0 && company.createdOn < borrowedBy; n--) {
+      state.charges.push({
+        id: this.stableId(random),
+        number: state.charges.length + 1,
+        createdOn: addDays(company.createdOn, random.int(0, daysBetween(company.createdOn, borrowedBy))),
+        lender: random.pick(LENDERS),
+        floating: random.chance(0.7),
+      });
     }
+    state.officers.push({
+      id: this.stableId(random),
+      name: this.personName(random),
+      role: 'director',
+      appointedOn: company.createdOn,
+      address: company.office,
+    });
+    // Most companies keep the first period of a year; some shortened or lengthened it, and their deadlines fall in other months.
+    const firstMonths = company.createdOn >= today || random.chance(0.5) ? 12 : random.int(6, 17);
+    state.period = this.period(state, firstPeriodEnd(company.createdOn, firstMonths), true);
+    const arrived = addDays(today, -ARRIVING_DAYS);
+    while (state.period.deliverOn < arrived && state.period.end < arrived) {
+      state.lastAccounts = { madeUpTo: state.period.end, type: state.accountsType };
+      state.firstPeriod = false;
+      state.period = this.period(state, nextPeriodEnd(state.period.end), false);
+    }
+    state.statement = this.statement(state, addMonths(company.createdOn, 12));
+    while (state.statement.deliverOn < arrived) {
+      state.lastStatement = state.statement.madeUpTo;
+      state.statement = this.statement(state, addMonths(state.statement.madeUpTo, 12));
+    }
+    this.states.set(company.number, state);
     return state;
   }
 
-  private profile(state: CompanyState, fieldsChanged: string[]): StreamEventBody {
-    const { company } = state;
-    const accountsDue = addMonths(state.accountsNextMadeUpTo, 9);
-    const today = day(this.now());
-    const body: StreamEventBody = {
-      resource_kind: 'company-profile',
-      resource_uri: `/company/${company.number}`,
-      resource_id: company.number,
-      data: {
-        company_name: state.name,
-        company_number: company.number,
-        company_status: state.status,
-        type: company.type,
-        jurisdiction: 'england-wales',
-        date_of_creation: company.createdOn,
-        registered_office_address: state.office,
-        sic_codes: company.sicCodes,
-        accounts: {
-          accounting_reference_date: { day: state.accountsNextMadeUpTo.slice(8, 10), month: state.accountsNextMadeUpTo.slice(5, 7) },
-          ...(state.accountsLastMadeUpTo ? { last_accounts: { made_up_to: state.accountsLastMadeUpTo, type: 'micro-entity' } } : {}),
-          next_made_up_to: state.accountsNextMadeUpTo,
-          next_due: accountsDue,
-          overdue: accountsDue < today,
-        },
-        confirmation_statement: {
-          ...(state.confirmationLast ? { last_made_up_to: state.confirmationLast } : {}),
-          next_made_up_to: state.confirmationNext,
-          // A confirmation statement is due 14 days after the date it is made up to.
-          next_due: addDays(state.confirmationNext, 14),
-          overdue: state.confirmationNext < today,
-        },
-        has_charges: state.charges.length > 0,
-        has_insolvency_history: state.insolvency,
-        can_file: state.status === 'active',
-        etag: fieldsChanged.length > 0 ? this.etag(state) : `${state.etag.toString(16).padStart(8, '0')}${company.number}`,
-        links: { self: `/company/${company.number}`, filing_history: `/company/${company.number}/filing-history` },
-      },
-      ...(fieldsChanged.length > 0 ? { event: { fields_changed: fieldsChanged } } : {}),
+  private period(state: CompanyState, end: string, first: boolean): Period {
+    const due = accountsDue(end, { incorporatedOn: state.company.createdOn, first, publicCompany: state.company.type === 'plc' });
+    const deliverOn = state.random.chance(0.88)
+      ? addDays(end, state.random.int(1, Math.max(1, daysBetween(end, due))))
+      : addDays(due, state.random.int(1, 240));
+    return { end, due, deliverOn };
+  }
+
+  private statement(state: CompanyState, madeUpTo: string): Statement {
+    const deliverOn = state.random.chance(0.9)
+      ? addDays(madeUpTo, state.random.int(0, 14))
+      : addDays(statementDue(madeUpTo), state.random.int(1, 200));
+    return { madeUpTo, deliverOn };
+  }
+
+  /** A day within the last few, never before the company existed. */
+  private recent(state: CompanyState, today: string, days: number): string {
+    return laterOf(state.company.createdOn, addDays(today, -this.random.int(0, days)));
+  }
+
+  private newOfficer(state: CompanyState, appointedOn: string): Officer {
+    const officer: Officer = {
+      id: this.id(),
+      name: this.personName(),
+      role: this.random.chance(0.85) ? 'director' : 'secretary',
+      appointedOn,
+      address: state.office,
     };
-    this.lastProfile = body;
+    state.officers.push(officer);
+    return officer;
+  }
+
+  private profile(state: CompanyState, fieldsChanged: string[], today: string): StreamEventBody {
+    const body = profileResource(state, fieldsChanged, today);
+    state.lastProfile = body;
+    state.lastProfileOn = today;
     return body;
   }
 
@@ -475,80 +755,31 @@ export class DemoRegisterActivity {
     category: string,
     type: string,
     description: string,
-    values: Record<string, string>,
+    values: Record<string, unknown>,
+    today: string,
   ): StreamEventBody {
-    const id = this.id();
-    return {
-      resource_kind: 'filing-history',
-      resource_uri: `/company/${state.company.number}/filing-history/${id}`,
-      resource_id: id,
-      data: {
-        transaction_id: id,
-        category,
-        type,
-        description,
-        ...(Object.keys(values).length > 0 ? { description_values: values } : {}),
-        date: day(this.now()),
-        barcode: `X${id.slice(0, 7).toUpperCase()}`,
-        links: { self: `/company/${state.company.number}/filing-history/${id}` },
-      },
-    };
+    return filingResource(state, this.id(), category, type, description, values, today);
   }
 
-  private officer(state: CompanyState, officer: CompanyState['officers'][number]): StreamEventBody {
-    return {
-      resource_kind: 'company-officers',
-      resource_uri: `/company/${state.company.number}/appointments/${officer.id}`,
-      resource_id: officer.id,
-      data: {
-        name: officer.name,
-        officer_role: officer.role,
-        appointed_on: officer.appointedOn,
-        ...(officer.resignedOn ? { resigned_on: officer.resignedOn } : {}),
-        nationality: 'British',
-        country_of_residence: 'England',
-        occupation: 'Director',
-        address: state.office,
-        links: { self: `/company/${state.company.number}/appointments/${officer.id}` },
-      },
-    };
+  private town(state: CompanyState): readonly [string, string, string] {
+    return this.random.pick(TOWNS[jurisdictionOf(state.company.number)] ?? []);
   }
 
-  private charge(state: CompanyState, charge: CompanyState['charges'][number]): StreamEventBody {
-    return {
-      resource_kind: 'company-charges',
-      resource_uri: `/company/${state.company.number}/charges/${charge.id}`,
-      resource_id: charge.id,
-      data: {
-        charge_code: `${state.company.number}${String(charge.number).padStart(4, '0')}`,
-        charge_number: charge.number,
-        classification: { type: 'charge-description', description: 'A registered charge' },
-        created_on: charge.createdOn,
-        delivered_on: charge.createdOn,
-        status: charge.status,
-        ...(charge.satisfiedOn ? { satisfied_on: charge.satisfiedOn } : {}),
-        persons_entitled: [{ name: this.random.pick(LENDERS) }],
-        particulars: { type: 'brief-description', contains_floating_charge: true, contains_negative_pledge: true },
-        etag: this.etag(state),
-        links: { self: `/company/${state.company.number}/charges/${charge.id}` },
-      },
-    };
+  private personName(random: Random = this.random): string {
+    return `${random.pick(SURNAMES).toUpperCase()}, ${random.pick(FORENAMES)}`;
   }
 
-  private personName(): string {
-    return `${this.random.pick(SURNAMES).toUpperCase()}, ${this.random.pick(FORENAMES)}`;
+  private stableId(random: Random): string {
+    return `${Math.floor(random.next() * 0xffffffff)
+      .toString(36)
+      .padStart(7, '0')}0`;
   }
 
-  private id(): string {
+  private id(random: Random = this.random): string {
     this.sequence += 1;
-    return `${Math.floor(this.random.next() * 0xffffffff)
+    return `${Math.floor(random.next() * 0xffffffff)
       .toString(36)
       .padStart(7, '0')}${this.sequence.toString(36)}`;
-  }
-
-  private etag(state: CompanyState): string {
-    state.etag += 1;
-    return `${state.etag.toString(16).padStart(8, '0')}${state.company.number}`;
   }
 }
 
