@@ -6,6 +6,8 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import {
   DescribeExecutionCommand,
   DescribeMapRunCommand,
+  GetExecutionHistoryCommand,
+  type HistoryEvent,
   ListMapRunsCommand,
   type SFNClient,
   StartExecutionCommand,
@@ -23,6 +25,8 @@ export interface RegisterImportTarget {
   readonly sfn: SFNClient;
   readonly bucket: string;
   readonly stateMachineArn: string;
+  /** How often the execution is looked at; default five seconds. */
+  readonly pollIntervalMs?: number;
 }
 
 const POLL_INTERVAL_MS = 5_000;
@@ -31,6 +35,11 @@ const PROGRESS_LINE_INTERVAL_MS = 30_000;
 
 export interface RegisterImportRun {
   readonly status: string;
+  /** The top-level states the execution entered, in order. */
+  readonly states: readonly string[];
+  /** Why the execution failed, as Step Functions says: a refused file is named here. */
+  readonly error?: string;
+  readonly cause?: string;
   readonly summary?: ImportSummary;
 }
 
@@ -77,7 +86,7 @@ export async function runRegisterImport(
   io: CliIo,
   target: RegisterImportTarget,
   file: string,
-  options: { asOf: string; progress: boolean },
+  options: { asOf: string; progress: boolean; forceSweep?: string },
 ): Promise<RegisterImportRun> {
   const importId = newImportId(new Date(), randomBytes(3).toString('hex'));
   const key = uploadKeyOf(importId, file);
@@ -91,14 +100,17 @@ export async function runRegisterImport(
       new StartExecutionCommand({
         stateMachineArn: target.stateMachineArn,
         name: importId,
-        input: JSON.stringify({ key, asOf: options.asOf }),
+        input: JSON.stringify({ key, asOf: options.asOf, ...(options.forceSweep ? { forceSweep: options.forceSweep } : {}) }),
       }),
     );
     io.err(`uploaded ${basename(file)} to s3://${target.bucket}/${key}; import ${importId} started`);
     let status = 'RUNNING';
+    let ended: { error?: string; cause?: string } = {};
     while (status === 'RUNNING') {
-      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-      status = (await target.sfn.send(new DescribeExecutionCommand({ executionArn }))).status ?? 'RUNNING';
+      await new Promise((resolve) => setTimeout(resolve, target.pollIntervalMs ?? POLL_INTERVAL_MS));
+      const described = await target.sfn.send(new DescribeExecutionCommand({ executionArn }));
+      status = described.status ?? 'RUNNING';
+      ended = { ...(described.error ? { error: described.error } : {}), ...(described.cause ? { cause: described.cause } : {}) };
       const [mapRun] = (await target.sfn.send(new ListMapRunsCommand({ executionArn }))).mapRuns ?? [];
       if (mapRun?.mapRunArn) {
         const counts = (await target.sfn.send(new DescribeMapRunCommand({ mapRunArn: mapRun.mapRunArn }))).itemCounts;
@@ -108,22 +120,45 @@ export async function runRegisterImport(
       }
     }
     progress?.stop();
+    const states = await statesEntered(target.sfn, executionArn as string);
     const summary = await new ImportObjects(target.s3, target.bucket).readJson<ImportSummary>(summaryKeyOf(key)).catch(() => undefined);
-    return { status, ...(summary ? { summary } : {}) };
+    return { status, states, ...ended, ...(summary ? { summary } : {}) };
   } finally {
     progress?.stop();
   }
+}
+
+/** The states an execution passed, from its history (top-level states only: a Map's children enter none here). */
+async function statesEntered(sfn: SFNClient, executionArn: string): Promise<string[]> {
+  const states: string[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await sfn.send(new GetExecutionHistoryCommand({ executionArn, ...(nextToken ? { nextToken } : {}) }));
+    for (const event of page.events ?? ([] as HistoryEvent[])) {
+      const name = event.stateEnteredEventDetails?.name;
+      if (name && event.type?.endsWith('StateEntered')) states.push(name);
+    }
+    nextToken = page.nextToken;
+  } while (nextToken);
+  return states;
 }
 
 /** The summary as the local import prints its own, with the failed batches named. */
 export function printRegisterImportSummary(io: CliIo, file: string, run: RegisterImportRun, rejectsShown: number): void {
   const summary = run.summary;
   io.out(`Import of ${basename(file)}: ${run.status}`);
+  if (run.states.length > 0) io.out(`states: ${run.states.join(' → ')}`);
+  if (run.error) io.err(`${run.error}: ${run.cause ?? ''}`);
   if (!summary) return;
   io.out(
     `${summary.read} rows read: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.rejected} rejected`,
   );
   if (summary.sweep) io.out(`${summary.sweep.gone} companies no longer on the register marked gone`);
+  if (summary.sweepGuard && !summary.sweepGuard.allowed) io.err(`Sweep refused: ${summary.sweepGuard.refusedBecause}`);
+  if (summary.sweepGuard?.forced)
+    io.err(
+      `Sweep forced: ${summary.sweepGuard.listed} of ${summary.sweepGuard.listed + summary.sweepGuard.unlisted} register profiles listed`,
+    );
   const changes = Object.entries(summary.changes);
   if (changes.length > 0) io.out(`changes: ${changes.map(([kind, count]) => `${kind} ${count}`).join(', ')}`);
   for (const [field, values] of Object.entries(summary.unknownValues)) {
@@ -133,6 +168,7 @@ export function printRegisterImportSummary(io: CliIo, file: string, run: Registe
         .join(', ')}`,
     );
   }
+  io.out(`summary written to ${summaryKeyOf(summary.uploadKey)}`);
   for (const error of summary.errors.slice(0, rejectsShown)) io.err(`  ${error.entry} line ${error.line}: ${error.message}`);
   for (const batch of summary.failedBatches)
     io.err(`failed batch ${batch.key} (${batch.entry} from line ${batch.firstLine}): ${batch.error} ${batch.cause}`);

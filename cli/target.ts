@@ -11,7 +11,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { FileKeySetSource } from '../local/key-file';
 import { LocalDataKeys, LocalKmsKey } from '../local/kms';
 import { defaultDataDir, type LocalPaths, localPaths, localTableName } from '../local/paths';
-import { readRuntimeInfo } from '../local/runtime-file';
+import { type RuntimeInfo, readRuntimeInfo } from '../local/runtime-file';
 import { SecretsManagerKeySetVault } from '../shared/auth/secrets-manager-key-sets';
 import { KmsDataKeys } from '../shared/crypto/kms-data-keys';
 import { EnvelopeSealer, type SecretSealer } from '../shared/crypto/secret-sealer';
@@ -30,6 +30,7 @@ import {
   workspaceTable,
 } from '../shared/storage/tables';
 import type { Target, TargetOptions, TargetQueues, TargetTables } from './context';
+import type { RegisterImportTarget } from './register-import-run';
 
 /** The target cannot be reached or is not what it should be: exit code 2. */
 export class TargetError extends Error {
@@ -93,6 +94,20 @@ function localTarget(
   };
 }
 
+function localRegisterImportTarget(info: NonNullable<RuntimeInfo['registerImport']>): RegisterImportTarget {
+  const local = { region: 'eu-west-2', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  return {
+    s3: new S3Client({ ...local, endpoint: info.s3Endpoint, forcePathStyle: true }),
+    sfn: new SFNClient({ ...local, endpoint: info.stepFunctionsEndpoint }),
+    bucket: info.bucket,
+    stateMachineArn: info.stateMachineArn,
+    pollIntervalMs: LOCAL_POLL_INTERVAL_MS,
+  };
+}
+
+/** A local import of a small file ends in seconds: no need to wait five between looks. */
+const LOCAL_POLL_INTERVAL_MS = 500;
+
 /**
  * The local runtime's database: through the running runtime when runtime.json points at a live
  * endpoint, otherwise by starting DynamoDB Local on the same data folder for this command only.
@@ -115,11 +130,25 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
             ...(fanout && fanoutDeadLetter ? { fanout, fanoutDeadLetter } : {}),
           }
         : undefined;
+    // The runtime plays the stack's register import: the same upload, state machine and summary as deployed.
+    const registerImport = runtime.registerImport ? localRegisterImportTarget(runtime.registerImport) : undefined;
+    const target = localTarget(
+      runtime.dynamodbEndpoint,
+      tables,
+      paths,
+      `the local runtime at ${runtime.baseUrl}`,
+      async () => {
+        registerImport?.s3.destroy();
+        registerImport?.sfn.destroy();
+      },
+      queues,
+    );
     return {
-      ...localTarget(runtime.dynamodbEndpoint, tables, paths, `the local runtime at ${runtime.baseUrl}`, async () => {}, queues),
+      ...target,
       // WebAuthn accepts "localhost" as a site, never an IP address: the workspace is visited by this name.
       workspaceOrigin: runtime.baseUrl.replace('://127.0.0.1:', '://localhost:'),
       ...(runtime.registerStreamsReplay ? { registerStreamsReplay: runtime.registerStreamsReplay } : {}),
+      ...(registerImport ? { registerImport } : {}),
     };
   }
   const database = await startDynamoDbLocal({ workDir: paths.work, dataDir: paths.dynamodb });

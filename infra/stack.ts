@@ -5,11 +5,13 @@ import { Certificate, type ICertificate } from 'aws-cdk-lib/aws-certificatemanag
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { streamFailuresQueue } from '../shared/queues/queues';
 import { companiesTable } from '../shared/storage/tables';
 import { DEFAULT_DELIVERY_PORTS, DELIVERY_PORTS_VARIABLE } from '../shared/webhooks/endpoint-url';
 import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec, registerImportFunctions } from './catalogue';
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
+import { TableBackups } from './constructs/backups';
 import { BureauFunction } from './constructs/bureau-function';
 import { ServiceDashboard } from './constructs/dashboard';
 import { DeliveryEgress } from './constructs/delivery-egress';
@@ -89,7 +91,9 @@ export class BureauStack extends Stack {
 
   constructor(scope: Construct, id: string, props: BureauStackProps) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
-    this.tables = new BureauTables(this, 'Tables');
+    const warm = props.settings?.companiesWarmThroughput;
+    this.tables = new BureauTables(this, 'Tables', undefined, warm ? { [companiesTable.id]: warm } : {});
+    new TableBackups(this, 'Backups', { tables: this.tables, copyToVaultArn: props.settings?.backupCopyVaultArn });
     this.queues = new BureauQueues(this, 'Queues');
     const settings = props.settings ?? {};
     this.webhookSecretsKey = new WebhookSecretsKey(this, 'WebhookSecrets');
@@ -188,7 +192,8 @@ export class BureauStack extends Stack {
           new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.frontDoor.originSecret.secretArn] }),
         );
       }
-      alarms.watchFunction(fn, Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds));
+      // A function behind a route fails as the API does: the API's error rate pages for all of them.
+      if (spec.routes.length === 0) alarms.watchFunction(fn, Duration.seconds(spec.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds));
       built.set(spec.id, fn);
     }
     this.functions = built;
@@ -237,7 +242,13 @@ export class BureauStack extends Stack {
         value: queue.deadLetterQueue.queueUrl,
         description: `Where ${queue.definition.id} messages go after their last attempt`,
       });
-      alarms.watchDeadLetterQueue(`${queue.definition.id}Queue`, queue.deadLetterQueue, `A ${queue.definition.id} message`);
+      alarms.watchDeadLetterQueue(
+        `${queue.definition.id}Queue`,
+        queue.deadLetterQueue,
+        `A ${queue.definition.id} message`,
+        // A parked stream failure pointer has the stream's 24 hours to be replayed; a parked delivery has days.
+        queue.definition.id === streamFailuresQueue.id ? 'StreamReplayAtRisk' : 'DeliveriesDeadLettered',
+      );
       alarms.watchBacklog(
         `${queue.definition.id}Queue`,
         queue.queue,
@@ -282,6 +293,12 @@ export class BureauStack extends Stack {
       value: this.registerImport.stateMachine.stateMachineArn,
       description: 'The state machine that loads an uploaded register file into the companies table',
     });
+    // Pages an import causes by design wait while one runs: its chunks and sweep are its work.
+    alarms.watchPlannedWork(
+      this.registerImport.stateMachine,
+      ['registerBatch', 'registerSweep'].flatMap((id) => this.registerImport.functions.get(id) ?? []),
+    );
+    alarms.raisePages();
     const dashboard = new ServiceDashboard(this, 'Dashboard', {
       stage: this.api.stage,
       functions: [...built.values()],
@@ -302,7 +319,14 @@ export class BureauStack extends Stack {
       value: this.webhookSecretsKey.key.keyArn,
       description: 'KMS key that seals webhook signing secrets at rest',
     });
-    new CfnOutput(this, outputIds.alarmTopicArn, { value: alarms.topic.topicArn, description: 'Subscribe here to receive alarms' });
+    new CfnOutput(this, outputIds.alarmTopicArn, {
+      value: alarms.paging.topicArn,
+      description: 'Pages: subscribe the person on call (docs/operations.md, "Alarms")',
+    });
+    new CfnOutput(this, outputIds.ticketTopicArn, {
+      value: alarms.tickets.topicArn,
+      description: 'Tickets: subscribe a mailbox or a ticket queue (docs/operations.md, "Alarms")',
+    });
     new CfnOutput(this, outputIds.dashboardUrl, {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboard.dashboard.dashboardName}`,
       description: 'The service dashboard in the CloudWatch console',

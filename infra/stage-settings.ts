@@ -32,6 +32,14 @@ export interface StageSettings {
   readonly egress: EgressSettings;
   /** Where register changes come from on AWS; absent, DEFAULT_REGISTER_FEEDS. */
   readonly registerFeeds?: RegisterFeedSettings;
+  /** An AWS Backup vault, best in another account, that receives a copy of each daily table backup; absent, no copy. */
+  readonly backupCopyVaultArn?: string;
+  /**
+   * Warm throughput of the companies table (read and write units a second it serves at once, on demand):
+   * set before the first load of a whole register so the import is not throttled while the table's
+   * partitions split; a one-off charge, kept afterwards. Absent: DynamoDB's own warm-up.
+   */
+  readonly companiesWarmThroughput?: CompaniesWarmThroughput;
 }
 
 /**
@@ -93,6 +101,17 @@ export interface EgressSettings {
   /** Destination ports a webhook URL may name: 443 and 8443 unless the operator allows more. */
   readonly ports: readonly number[];
 }
+
+export interface CompaniesWarmThroughput {
+  readonly readUnitsPerSecond: number;
+  readonly writeUnitsPerSecond: number;
+}
+
+/** What DynamoDB gives an on-demand table already, and the most this setting asks for (the account's table quota). */
+export const WARM_THROUGHPUT_RANGE = {
+  readUnitsPerSecond: { min: 12_000, max: 40_000 },
+  writeUnitsPerSecond: { min: 4_000, max: 40_000 },
+} as const;
 
 export class StageSettingsError extends Error {
   constructor(message: string) {
@@ -170,6 +189,10 @@ export function stageSettings(stage: string, source: string = readFileSync(STAGE
     edge: edgeSettings(settings.edge, where, whole),
     egress: egressSettings(settings.egress, where, whole),
     ...(settings.registerFeeds === undefined ? {} : { registerFeeds: registerFeedSettings(settings.registerFeeds, where) }),
+    ...(settings.backupCopyVaultArn == null ? {} : { backupCopyVaultArn: backupVaultArn(settings.backupCopyVaultArn, where) }),
+    ...(settings.companiesWarmThroughput == null
+      ? {}
+      : { companiesWarmThroughput: warmThroughput(settings.companiesWarmThroughput, where, whole) }),
   };
 }
 
@@ -227,6 +250,31 @@ function registerFeedSettings(value: unknown, where: Where): RegisterFeedSetting
     throw new StageSettingsError(`${where('registerFeeds.croCompaniesUrl')} must be an https URL, or null for no scheduled IE re-import`);
   }
   return { companiesHouseStreams: streams as StreamName[], croCompaniesUrl: url as string | null };
+}
+
+function warmThroughput(
+  value: unknown,
+  where: Where,
+  whole: (field: string, value: unknown, min: number, max: number) => number,
+): CompaniesWarmThroughput {
+  if (typeof value !== 'object' || value === null) {
+    throw new StageSettingsError(
+      `${where('companiesWarmThroughput')} must be { "readUnitsPerSecond": …, "writeUnitsPerSecond": … }, or null for DynamoDB's own`,
+    );
+  }
+  const units = value as Record<string, unknown>;
+  const field = (name: keyof CompaniesWarmThroughput) =>
+    whole(`companiesWarmThroughput.${name}`, units[name], WARM_THROUGHPUT_RANGE[name].min, WARM_THROUGHPUT_RANGE[name].max);
+  return { readUnitsPerSecond: field('readUnitsPerSecond'), writeUnitsPerSecond: field('writeUnitsPerSecond') };
+}
+
+function backupVaultArn(value: unknown, where: Where): string {
+  if (typeof value !== 'string' || !/^arn:aws[a-z-]*:backup:[a-z]{2}(-[a-z]+)+-\d:\d{12}:backup-vault:[A-Za-z0-9_.-]{2,50}$/.test(value)) {
+    throw new StageSettingsError(
+      `${where('backupCopyVaultArn')} must be an AWS Backup vault ARN (arn:aws:backup:<region>:<account>:backup-vault:<name>), or null for no copy`,
+    );
+  }
+  return value;
 }
 
 function isHttpsUrl(text: string): boolean {

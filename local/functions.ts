@@ -215,7 +215,7 @@ export class LocalFunction {
   }
 }
 
-export function localFunctionName(spec: FunctionSpec): string {
+export function localFunctionName(spec: Pick<FunctionSpec, 'id'>): string {
   return `bureau-${spec.id}`;
 }
 

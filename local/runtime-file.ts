@@ -12,6 +12,13 @@ export interface RuntimeInfo {
   readonly queues?: Readonly<Record<string, string>>;
   /** Where `bureau streams replay` publishes into the local register streams, and the token it presents. */
   readonly registerStreamsReplay?: { readonly url: string; readonly token: string };
+  /** The register import's state machine (local/state-machine/) and its uploads bucket, as a deployed stack names them. */
+  readonly registerImport?: {
+    readonly stepFunctionsEndpoint: string;
+    readonly stateMachineArn: string;
+    readonly s3Endpoint: string;
+    readonly bucket: string;
+  };
   readonly startedAt: string;
 }
 

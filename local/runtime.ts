@@ -25,6 +25,7 @@ import { eventsPerSecondFrom, type LocalRegisterStreams, startLocalRegisterStrea
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
 import { startLocalSecretsManager } from './secrets-manager';
 import { type DemoDataset, demoDataset, type SeedOutcome, seedDemoCompanies } from './seed';
+import { type LocalRegisterImport, startLocalRegisterImport } from './state-machine/register-import';
 import { workspaceSite } from './static-site';
 import { ensureWorkspaceBuilt } from './workspace-build';
 
@@ -100,6 +101,8 @@ export interface LocalRuntime {
   readonly seeding: Promise<SeedOutcome | 'skipped' | 'failed'>;
   /** The Companies House streams' stand-in, which the runtime's consumers read and apply. */
   readonly registerStreams: Pick<LocalRegisterStreams, 'url' | 'streamKey' | 'emulator'>;
+  /** The register import's state machine, run from its synthesized definition against the import's functions. */
+  readonly registerImport: Pick<LocalRegisterImport, 'stepFunctionsEndpoint' | 'stateMachineArn' | 's3Endpoint' | 'bucket'>;
   stop(): Promise<void>;
 }
 
@@ -297,6 +300,22 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       cleanups.push(() => target.stop());
       return spec.routes.map((route) => ({ method: route.method, path: route.path, target }));
     });
+    const registerImport = await startLocalRegisterImport({
+      s3Endpoint: sqs.endpoint,
+      region,
+      root: repositoryRoot,
+      environmentOf: (spec) =>
+        localFunctionEnvironment(spec, {
+          base: resourceBase,
+          tables,
+          queues: queueUrls,
+          secretsManagerEndpoint: secretsManager.endpoint,
+          kmsEndpoint: kms.endpoint,
+          settings,
+        }),
+      log: options.quiet ? () => {} : log,
+    });
+    cleanups.push(() => registerImport.stop());
     const eventSources = await startLocalEventSources({
       specs: functions,
       targets,
@@ -367,6 +386,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       tables,
       queues: queueUrls,
       registerStreamsReplay: registerStreams.replay,
+      registerImport: {
+        stepFunctionsEndpoint: registerImport.stepFunctionsEndpoint,
+        stateMachineArn: registerImport.stateMachineArn,
+        s3Endpoint: registerImport.s3Endpoint,
+        bucket: registerImport.bucket,
+      },
       startedAt: new Date().toISOString(),
     };
     writeRuntimeInfo(paths.runtime, info);
@@ -390,6 +415,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       dataDir: paths.root,
       seeding,
       registerStreams: { url: registerStreams.url, streamKey: registerStreams.streamKey, emulator: registerStreams.emulator },
+      registerImport: {
+        stepFunctionsEndpoint: registerImport.stepFunctionsEndpoint,
+        stateMachineArn: registerImport.stateMachineArn,
+        s3Endpoint: registerImport.s3Endpoint,
+        bucket: registerImport.bucket,
+      },
       stop: () => {
         stopping ??= stopAll();
         return stopping;

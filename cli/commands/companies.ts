@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
+import { PutMetricDataCommand, StandardUnit } from '@aws-sdk/client-cloudwatch';
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { applyDemoChange, CHANGE_KINDS, type ChangeKind, CompanyNotFoundError } from '../../demo/company-changes';
@@ -7,8 +8,10 @@ import { demoImportReaders } from '../../demo/search-export';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { parseCompanyNumber } from '../../shared/companies/numbers';
 import { type CompanyProfile, JURISDICTIONS, type Jurisdiction } from '../../shared/companies/profile';
+import { BusinessMetric, METRICS_NAMESPACE } from '../../shared/observability/metrics';
+import { SERVICE_DIMENSION, SERVICE_NAME } from '../../shared/observability/service';
 import { isRegisterFormat } from '../../shared/register/formats';
-import { type SweepResult, sweepGoneCompanies } from '../../shared/register/import/gone-companies';
+import { countSnapshotCoverage, type SweepResult, sweepGoneCompanies } from '../../shared/register/import/gone-companies';
 import {
   DEFAULT_IMPORT_BATCH_SIZE,
   DEFAULT_IMPORT_CONCURRENCY,
@@ -21,8 +24,15 @@ import {
 } from '../../shared/register/import/import';
 import { isWholeSnapshot } from '../../shared/register/import/snapshot-coverage';
 import { isIsoDate, snapshotDateOf } from '../../shared/register/import/snapshot-date';
+import {
+  addCoverage,
+  assertNotFutureSnapshot,
+  decideSweep,
+  RefusedSnapshotError,
+  SWEEP_MIN_COVERAGE,
+} from '../../shared/register/import/sweep-guard';
 import { zipEntries } from '../../shared/register/import/zip-entries';
-import type { CliContext } from '../context';
+import type { CliContext, Target } from '../context';
 import { changeLines, printRejects, REJECTS_SHOWN, unknownValueLines } from '../import-report';
 import type { CliIo } from '../io';
 import { printRegisterImportSummary, runRegisterImport } from '../register-import-run';
@@ -133,7 +143,7 @@ async function sweepAfter(
   context: CliContext,
   source: ImportSource,
   result: ImportResult,
-  options: { wholeSnapshot?: boolean },
+  options: { wholeSnapshot?: boolean; forceSweep?: string },
   names: readonly string[],
 ): Promise<SweepResult | undefined> {
   if (!source.asOf || !isRegisterFormat(source.format)) return undefined;
@@ -151,6 +161,26 @@ async function sweepAfter(
     return undefined;
   }
   const target = await context.target();
+  const segments = Array.from({ length: SWEEP_SEGMENTS }, (_, segment) => segment);
+  const scope = {
+    doc: target.doc,
+    tableName: target.tables.companies,
+    jurisdiction,
+    asOf: source.asOf,
+    totalSegments: SWEEP_SEGMENTS,
+  } as const;
+  // The guard first (shared/register/import/sweep-guard.ts): a snapshot that lists too little of the register marks nothing.
+  const coverage = addCoverage(await Promise.all(segments.map((segment) => countSnapshotCoverage({ ...scope, segment }))));
+  const decision = decideSweep({ jurisdiction, coverage, forceSweep: options.forceSweep });
+  if (!decision.sweep) {
+    context.io.err(`Sweep refused: ${decision.reason}`);
+    await reportSweepRefused(context, target.cloudWatch);
+    return undefined;
+  }
+  if (decision.forced)
+    context.io.err(
+      `Sweep forced for ${jurisdiction}: ${coverage.listed} of ${coverage.listed + coverage.unlisted} register profiles listed`,
+    );
   const results = await Promise.all(
     Array.from({ length: SWEEP_SEGMENTS }, (_, segment) =>
       sweepGoneCompanies({
@@ -172,6 +202,32 @@ async function sweepAfter(
     `Companies no longer in the register: ${sweep.gone} marked removed${sweep.failed > 0 ? `, ${sweep.failed} could not be written (run the import again)` : ''}`,
   );
   return sweep;
+}
+
+/** SweepRefused, as the summary function counts it on AWS: to the stack's CloudWatch, or printed locally. */
+async function reportSweepRefused(context: CliContext, cloudWatch: Target['cloudWatch']): Promise<void> {
+  const describe = `${METRICS_NAMESPACE}/${BusinessMetric.sweepRefused} ${SERVICE_DIMENSION}=${SERVICE_NAME}: 1`;
+  if (!cloudWatch) {
+    context.io.err(`metric (local runtime, not published): ${describe}`);
+    return;
+  }
+  try {
+    await cloudWatch.send(
+      new PutMetricDataCommand({
+        Namespace: METRICS_NAMESPACE,
+        MetricData: [
+          {
+            MetricName: BusinessMetric.sweepRefused,
+            Dimensions: [{ Name: SERVICE_DIMENSION, Value: SERVICE_NAME }],
+            Value: 1,
+            Unit: StandardUnit.Count,
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    context.io.err(`warning: ${describe} could not be published to CloudWatch (${(error as Error).message})`);
+  }
 }
 
 /** `bureau companies …`: load company profiles. */
@@ -207,6 +263,14 @@ Examples:
       return text;
     })
     .option('--whole-snapshot', 'the file is the whole register: mark the register profiles it does not list as gone')
+    .option(
+      '--force-sweep <jurisdiction>',
+      `mark the register profiles the snapshot does not list as gone even when it lists under ${100 * SWEEP_MIN_COVERAGE} % of that jurisdiction's (GB or IE)`,
+      (text) => {
+        if (!JURISDICTIONS.includes(text as Jurisdiction)) throw new InvalidArgumentError('GB or IE');
+        return text as Jurisdiction;
+      },
+    )
     .option('--no-progress', 'print no progress while importing')
     .option('--json', 'print the result as JSON')
     .addHelpText(
@@ -222,14 +286,27 @@ Examples:
           seed: number;
           asOf?: string;
           wholeSnapshot?: boolean;
+          forceSweep?: Jurisdiction;
           progress: boolean;
           json?: boolean;
         },
         command: Command,
       ) => {
-        const deployed = /\.(zip|csv)$/i.test(file) ? (await context.target()).registerImport : undefined;
-        if (deployed) {
-          // A deployed stack loads register files in its own state machine, next to the table, a Distributed Map at a time.
+        let source: ImportSource;
+        try {
+          source = await openImportFile(file, { seed: options.seed, ...(options.asOf ? { asOf: options.asOf } : {}) }, demoImportReaders);
+          // A snapshot from the future is a mistake in its name or --as-of: refused before anything is written.
+          assertNotFutureSnapshot(basename(file), source.asOf);
+        } catch (error) {
+          if (error instanceof RefusedSnapshotError)
+            return command.error(`error: ${error.message}`, { exitCode: 1, code: 'bureau.companies.refused' });
+          const reason = error instanceof UnsupportedImportFileError ? error.message : `cannot read ${file}: ${(error as Error).message}`;
+          return command.error(`error: ${reason}`, { exitCode: 1, code: 'bureau.companies.unreadable' });
+        }
+        // A register file goes through the register import's state machine where the target has one: a deployed
+        // stack's, or the local runtime's (the same definition, run locally). NDJSON and the search export load here.
+        const stateMachine = isRegisterFormat(source.format) ? (await context.target()).registerImport : undefined;
+        if (stateMachine) {
           const asOf = options.asOf ?? snapshotDateOf(basename(file));
           if (!asOf) {
             return command.error('error: name the snapshot date with --as-of YYYY-MM-DD: the file name carries none', {
@@ -237,24 +314,26 @@ Examples:
               code: 'bureau.companies.as-of',
             });
           }
-          const run = await runRegisterImport(context.io, deployed, file, { asOf, progress: options.progress && !options.json });
-          if (options.json) context.io.out(JSON.stringify({ file, status: run.status, ...run.summary }, null, 2));
+          if (options.wholeSnapshot) {
+            context.io.err(
+              'note: --whole-snapshot is for files imported in process; the state machine takes a file as the whole register by its name (…AsOneFile…, every part, the CRO file)',
+            );
+          }
+          const run = await runRegisterImport(context.io, stateMachine, file, {
+            asOf,
+            progress: options.progress && !options.json,
+            ...(options.forceSweep ? { forceSweep: options.forceSweep } : {}),
+          });
+          if (options.json) context.io.out(JSON.stringify({ file, status: run.status, states: run.states, ...run.summary }, null, 2));
           else printRegisterImportSummary(context.io, file, run, REJECTS_SHOWN);
           if (run.status !== 'SUCCEEDED') {
             const failed = run.summary?.failedBatches.map((batch) => batch.key).join(', ');
-            command.error(`error: the import ended ${run.status}${failed ? `; failed batches: ${failed}` : ''}`, {
-              exitCode: 1,
-              code: 'bureau.companies.import-failed',
-            });
+            command.error(
+              `error: the import ended ${run.status}${run.error ? ` (${run.error})` : ''}${failed ? `; failed batches: ${failed}` : ''}`,
+              { exitCode: 1, code: 'bureau.companies.import-failed' },
+            );
           }
           return;
-        }
-        let source: ImportSource;
-        try {
-          source = await openImportFile(file, { seed: options.seed, ...(options.asOf ? { asOf: options.asOf } : {}) }, demoImportReaders);
-        } catch (error) {
-          const reason = error instanceof UnsupportedImportFileError ? error.message : `cannot read ${file}: ${(error as Error).message}`;
-          return command.error(`error: ${reason}`, { exitCode: 1, code: 'bureau.companies.unreadable' });
         }
         const target = await context.target();
         const store = new DynamoCompanyStore(target.doc, target.tables.companies);
@@ -275,6 +354,13 @@ Examples:
         }
         const seconds = (Date.now() - started) / 1000;
         if (!options.json) printSummary(context.io, file, source, target.description, result, seconds);
+        if (result.read === 0 && isRegisterFormat(source.format)) {
+          // No rows is no snapshot: nothing was imported, and no company may be taken as gone from it.
+          return command.error(`error: ${basename(file)} holds no rows: refused, nothing was imported or marked removed`, {
+            exitCode: 1,
+            code: 'bureau.companies.refused',
+          });
+        }
         const names = [basename(file), ...(source.entries ?? []).map((entry) => entry.name)];
         const sweep = await sweepAfter(options.json ? { ...context, io: quietIo(context.io) } : context, source, result, options, names);
         if (options.json) {

@@ -5,4 +5,6 @@ import { uploadsBucket } from '../uploads-bucket';
 /** Step one of a register import: the upload cut into chunks and the manifest the Distributed Map reads. */
 const objects = uploadsBucket();
 
-export const handler = observed<{ key: string }, SplitOutcome>((event) => splitUpload(objects, event.key));
+export const handler = observed<{ key: string; asOf?: string }, SplitOutcome>((event) =>
+  splitUpload(objects, event.key, event.asOf ? { asOf: event.asOf } : {}),
+);

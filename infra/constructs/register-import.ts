@@ -33,6 +33,8 @@ import type { BureauTables } from './tables';
 
 /** Days an upload and its summary.json are kept: long enough to look back at last month's import. */
 export const UPLOAD_RETENTION_DAYS = 35;
+/** Retries of a chunk after its first attempt, in the Distributed Map. */
+export const CHUNK_ATTEMPTS = 6;
 /** Days the chunks, manifest and map results are kept: enough to redrive or inspect a failed import. */
 export const WORK_RETENTION_DAYS = 7;
 
@@ -74,7 +76,7 @@ class MapResultsWriter extends ResultWriterV2 {
 
 /**
  * Loading a whole register on AWS: an operator uploads the register file to the bucket and starts the
- * state machine with `{ key, asOf }`. A split function cuts the file into chunks of whole records; a
+ * state machine with `{ key, asOf }` (and `forceSweep: "<jurisdiction>"` to sweep whatever the coverage). A split function cuts the file into chunks of whole records; a
  * Distributed Map imports them, a bounded number at a time, with the same code as `bureau companies
  * import`; after a whole snapshot, a Map over scan segments marks the companies it left out gone; a
  * summary function adds the batches up into summary.json beside the upload. The execution fails,
@@ -140,18 +142,20 @@ export class RegisterImport extends Construct {
 
     const split = new LambdaInvoke(this, 'Split', {
       lambdaFunction: fn('registerSplit'),
-      payload: TaskInput.fromObject({ key: JsonPath.stringAt('$.key') }),
+      payload: TaskInput.fromObject({ key: JsonPath.stringAt('$.key'), asOf: JsonPath.stringAt('$.asOf') }),
       payloadResponseOnly: true,
       resultPath: '$.split',
     });
 
     const importChunk = new LambdaInvoke(this, 'ImportChunk', { lambdaFunction: fn('registerBatch'), payloadResponseOnly: true });
-    // A chunk imported twice writes only what the first attempt did not: retrying is always safe.
+    // A chunk imported twice writes only what the first attempt did not: retrying is always safe. A chunk still
+    // throttled after its client's retries and the batch kit's patience (shared/register/import/import-client.ts)
+    // waits here for the table to finish splitting: up to about 20 minutes over six attempts, then it is a failed batch.
     importChunk.addRetry({
       errors: [Errors.TASKS_FAILED, Errors.TIMEOUT],
       interval: Duration.seconds(30),
       backoffRate: 2,
-      maxAttempts: 3,
+      maxAttempts: CHUNK_ATTEMPTS,
       maxDelay: Duration.minutes(5),
       jitterStrategy: JitterType.FULL,
     });
@@ -169,34 +173,36 @@ export class RegisterImport extends Construct {
     });
     batches.itemProcessor(importChunk);
 
+    // No payload: the state's whole input is the event. `TaskInput.fromJsonPathAt('$')` with payloadResponseOnly
+    // renders `"Parameters": "$"`, and the function then receives the string "$" (aws-cdk #34260).
     const summarize = (stateId: string) =>
-      new LambdaInvoke(this, stateId, {
-        lambdaFunction: fn('registerSummary'),
-        payload: TaskInput.fromJsonPathAt('$'),
-        payloadResponseOnly: true,
-        resultPath: '$.summary',
-      });
+      new LambdaInvoke(this, stateId, { lambdaFunction: fn('registerSummary'), payloadResponseOnly: true, resultPath: '$.summary' });
 
-    const sweepSegment = new LambdaInvoke(this, 'SweepSegment', { lambdaFunction: fn('registerSweep'), payloadResponseOnly: true });
-    sweepSegment.addRetry({
-      errors: [Errors.TASKS_FAILED, Errors.TIMEOUT],
-      interval: Duration.seconds(30),
-      backoffRate: 2,
-      maxAttempts: 3,
-      jitterStrategy: JitterType.FULL,
-    });
-    const sweep = new MapState(this, 'SweepGoneCompanies', {
-      itemsPath: '$.split.sweepSegments',
-      itemSelector: {
-        jurisdiction: JsonPath.stringAt('$.split.jurisdiction'),
-        asOf: JsonPath.stringAt('$.asOf'),
-        segment: JsonPath.numberAt('$$.Map.Item.Value'),
-        totalSegments: JsonPath.numberAt('$.split.totalSegments'),
-      },
-      maxConcurrency: SWEEP_CONCURRENCY,
-      resultPath: '$.sweep',
-    });
-    sweep.itemProcessor(sweepSegment);
+    const segmentMap = (id: string, taskId: string, resultPath: string, extra: Record<string, unknown>) => {
+      const task = new LambdaInvoke(this, taskId, { lambdaFunction: fn('registerSweep'), payloadResponseOnly: true });
+      task.addRetry({
+        errors: [Errors.TASKS_FAILED, Errors.TIMEOUT],
+        interval: Duration.seconds(30),
+        backoffRate: 2,
+        maxAttempts: 3,
+        jitterStrategy: JitterType.FULL,
+      });
+      return new MapState(this, id, {
+        itemsPath: '$.split.sweepSegments',
+        itemSelector: {
+          jurisdiction: JsonPath.stringAt('$.split.jurisdiction'),
+          asOf: JsonPath.stringAt('$.asOf'),
+          segment: JsonPath.numberAt('$$.Map.Item.Value'),
+          totalSegments: JsonPath.numberAt('$.split.totalSegments'),
+          ...extra,
+        },
+        maxConcurrency: SWEEP_CONCURRENCY,
+        resultPath,
+      }).itemProcessor(task);
+    };
+    // The guard (shared/register/import/sweep-guard.ts): count what the snapshot covers, let the summary decide, then sweep.
+    const countCoverage = segmentMap('CountSnapshotCoverage', 'CountSegment', '$.coverage', { count: true });
+    const sweep = segmentMap('SweepGoneCompanies', 'SweepSegment', '$.sweep', {});
 
     const done = new Succeed(this, 'Done');
     const definition = split
@@ -214,7 +220,12 @@ export class RegisterImport extends Construct {
           // A rejected row's company would look gone when it is only unread: no sweep then, as locally.
           .when(
             Condition.and(Condition.booleanEquals('$.split.wholeSnapshot', true), Condition.numberEquals('$.summary.rejected', 0)),
-            sweep.next(summarize('SummarizeWithSweep')).next(done),
+            countCoverage.next(summarize('JudgeCoverage')).next(
+              new Choice(this, 'SnapshotCoversRegister')
+                .when(Condition.booleanEquals('$.summary.sweepAllowed', true), sweep.next(summarize('SummarizeWithSweep')).next(done))
+                // Refused: summary.json says why, and the summary function counted SweepRefused.
+                .otherwise(done),
+            ),
           )
           .otherwise(done),
       );

@@ -1,5 +1,13 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+  type WarmThroughput,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { allTables, type IndexDefinition, type KeyAttribute, type TableDefinition } from '../../shared/storage/tables';
 
@@ -16,6 +24,7 @@ export class BureauTable extends Table {
   constructor(
     scope: Construct,
     readonly definition: TableDefinition,
+    warmThroughput?: WarmThroughput,
   ) {
     super(scope, definition.id, {
       partitionKey: attribute(definition.partitionKey),
@@ -28,6 +37,7 @@ export class BureauTable extends Table {
       // Client credentials and company data outlive any one deployment of the stack.
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
+      ...(warmThroughput ? { warmThroughput } : {}),
     });
     for (const index of definition.globalSecondaryIndexes ?? []) {
       this.addGlobalSecondaryIndex({
@@ -52,9 +62,15 @@ export class BureauTable extends Table {
 export class BureauTables extends Construct {
   private readonly byId = new Map<string, BureauTable>();
 
-  constructor(scope: Construct, id: string, definitions: readonly TableDefinition[] = allTables) {
+  /** `warmThroughput` by table id: the companies table's before a first load (stage-settings.ts, companiesWarmThroughput). */
+  constructor(
+    scope: Construct,
+    id: string,
+    definitions: readonly TableDefinition[] = allTables,
+    warmThroughput: Readonly<Record<string, WarmThroughput>> = {},
+  ) {
     super(scope, id);
-    for (const definition of definitions) this.byId.set(definition.id, new BureauTable(this, definition));
+    for (const definition of definitions) this.byId.set(definition.id, new BureauTable(this, definition, warmThroughput[definition.id]));
   }
 
   get all(): BureauTable[] {

@@ -19,10 +19,15 @@ const hooks: AwsClientHook[] = [];
 /**
  * Runs for every client built from now on in this process or thread. Nothing deployed installs one:
  * the local runtime installs its stand-in for IAM here before it loads a handler, so that code
- * never travels in a function's bundle.
+ * never travels in a function's bundle; tests install faults (throttling) the same way. Returns
+ * what removes the hook again, for clients built after.
  */
-export function onAwsClientCreated(hook: AwsClientHook): void {
+export function onAwsClientCreated(hook: AwsClientHook): () => void {
   hooks.push(hook);
+  return () => {
+    const index = hooks.indexOf(hook);
+    if (index !== -1) hooks.splice(index, 1);
+  };
 }
 
 export const installedHooks = (): readonly AwsClientHook[] => hooks;

@@ -23,13 +23,31 @@ export const ENDPOINT_VARIABLES: Readonly<Record<AwsService, string>> = {
  */
 export const DEPLOYED_REQUEST_HANDLER = { connectionTimeout: 1_000, requestTimeout: 2_000 } as const;
 
+/**
+ * The register import's clients: a whole register is written in minutes, so DynamoDB throttles while
+ * the table's partitions split. Those writes can wait where an API request cannot: more attempts, the
+ * SDK's adaptive mode (a client that was throttled sends more slowly instead of failing faster), and
+ * longer requests; each attempt's backoff is capped at 20 s by the SDK, so ten attempts wait about a
+ * minute at most before the batch kit (shared/storage/batch.ts) and then the Map's retries take over.
+ */
+export const IMPORT_CLIENT_TUNING = {
+  maxAttempts: 10,
+  retryMode: 'adaptive',
+  requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
+} as const;
+
 /** The part of the SDK's client configuration this module sets. */
 export interface AwsClientConfig {
   endpoint?: string;
   region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
-  requestHandler?: typeof DEPLOYED_REQUEST_HANDLER;
+  requestHandler?: { readonly connectionTimeout: number; readonly requestTimeout: number };
+  maxAttempts?: number;
+  retryMode?: 'standard' | 'adaptive';
 }
+
+/** What a kind of client changes in the defaults: the register import's (IMPORT_CLIENT_TUNING). */
+export type AwsClientTuning = Pick<AwsClientConfig, 'maxAttempts' | 'retryMode' | 'requestHandler'>;
 
 /**
  * The one way a client is built. `make` is the client's constructor, given the configuration:
@@ -39,15 +57,19 @@ export function awsClient<Client extends HookableClient>(
   make: (config: AwsClientConfig) => Client,
   service: AwsService,
   env: NodeJS.ProcessEnv = process.env,
+  tuning: AwsClientTuning = {},
 ): Client {
   const endpoint = env[ENDPOINT_VARIABLES[service]];
+  const { requestHandler, ...retries } = tuning;
+  // Retries are tuned alike on AWS and against an emulator, so a test of throttling exercises what deploys.
   const client = endpoint
     ? make({
         endpoint,
         region: env.AWS_REGION ?? 'eu-west-2',
         credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+        ...retries,
       })
-    : tracer.captureAWSv3Client(make({ requestHandler: DEPLOYED_REQUEST_HANDLER }));
+    : tracer.captureAWSv3Client(make({ requestHandler: requestHandler ?? DEPLOYED_REQUEST_HANDLER, ...retries }));
   for (const hook of installedHooks()) hook(client, service);
   return client;
 }

@@ -22,6 +22,8 @@ export const BusinessMetric = {
   unhandledErrors: 'UnhandledErrors',
   /** Chunks of a register import that failed after their retries (the summary function counts them). */
   registerImportFailedBatches: 'RegisterImportFailedBatches',
+  /** A whole snapshot whose sweep was refused: it listed too few of the register's profiles to mark the rest removed. */
+  sweepRefused: 'SweepRefused',
   /** Companies House stream events applied to the companies table, per stream (STREAM_DIMENSION). */
   streamEventsApplied: 'StreamEventsApplied',
   /**

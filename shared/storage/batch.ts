@@ -18,9 +18,10 @@ export class UnprocessedItemsError extends Error {
     readonly tableName: string,
     readonly operation: 'BatchGetItem' | 'BatchWriteItem',
     readonly keys: readonly Key[],
+    rounds: number = MAX_ROUNDS,
   ) {
     super(
-      `${operation} on ${tableName} left ${keys.length} item(s) unprocessed after ${MAX_ROUNDS} rounds: ${keys
+      `${operation} on ${tableName} left ${keys.length} item(s) unprocessed after ${rounds} rounds: ${keys
         .slice(0, 5)
         .map((key) => JSON.stringify(key))
         .join(', ')}${keys.length > 5 ? ', …' : ''}`,
@@ -30,7 +31,23 @@ export class UnprocessedItemsError extends Error {
 }
 
 /** Full jitter (0 to the exponential cap): retries of many chunks spread out instead of arriving together. */
-const backoffMs = (round: number, random: () => number) => random() * Math.min(1000, 25 * 2 ** round);
+const backoffMs = (round: number, random: () => number, capMs = 1000) => random() * Math.min(capMs, 25 * 2 ** round);
+
+/**
+ * How long a client's batches keep asking before they give up: a bulk writer (the register import)
+ * waits out throttling that an API request must not. Registered once for its document client.
+ */
+export interface BatchPatience {
+  readonly maxRounds: number;
+  /** The longest wait between two rounds. */
+  readonly capMs: number;
+}
+
+const patience = new WeakMap<DynamoDBDocumentClient, BatchPatience>();
+
+export function setBatchPatience(doc: DynamoDBDocumentClient, value: BatchPatience): void {
+  patience.set(doc, value);
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -38,7 +55,16 @@ export interface BatchOptions {
   /** Tests: the jitter's source (default Math.random) and the wait (default a timer). */
   readonly random?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Default: what setBatchPatience registered for the client, else MAX_ROUNDS rounds of up to a second. */
+  readonly patience?: BatchPatience;
 }
+
+const roundsOf = (doc: DynamoDBDocumentClient, options: BatchOptions) => (options.patience ?? patience.get(doc))?.maxRounds ?? MAX_ROUNDS;
+
+const withPatience = (doc: DynamoDBDocumentClient, options: BatchOptions): BatchOptions => {
+  const registered = options.patience ?? patience.get(doc);
+  return registered ? { ...options, patience: registered } : options;
+};
 
 function chunked<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
@@ -53,8 +79,9 @@ async function untilProcessed<T>(
   options: BatchOptions,
 ): Promise<readonly T[]> {
   let pending = first;
-  for (let round = 0; pending.length > 0 && round < MAX_ROUNDS; round++) {
-    if (round > 0) await (options.sleep ?? sleep)(backoffMs(round, options.random ?? Math.random));
+  const rounds = options.patience?.maxRounds ?? MAX_ROUNDS;
+  for (let round = 0; pending.length > 0 && round < rounds; round++) {
+    if (round > 0) await (options.sleep ?? sleep)(backoffMs(round, options.random ?? Math.random, options.patience?.capMs));
     pending = await send(pending);
   }
   return pending;
@@ -103,8 +130,8 @@ export async function batchGet<T>(
       found.push(...((result.Responses?.[tableName] ?? []) as T[]));
       return (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
     },
-    (left) => new UnprocessedItemsError(tableName, 'BatchGetItem', left),
-    options,
+    (left) => new UnprocessedItemsError(tableName, 'BatchGetItem', left, roundsOf(doc, options)),
+    withPatience(doc, options),
   );
   return found;
 }
@@ -130,7 +157,8 @@ export async function batchWrite(
         tableName,
         'BatchWriteItem',
         left.map((request) => ('PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key)),
+        roundsOf(doc, options),
       ),
-    options,
+    withPatience(doc, options),
   );
 }

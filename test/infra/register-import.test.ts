@@ -2,7 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerImportFunctions } from '../../infra/catalogue';
-import { UPLOAD_RETENTION_DAYS, WORK_RETENTION_DAYS } from '../../infra/constructs/register-import';
+import { CHUNK_ATTEMPTS, UPLOAD_RETENTION_DAYS, WORK_RETENTION_DAYS } from '../../infra/constructs/register-import';
 import { BATCH_CONCURRENCY } from '../../infra/register-import-concurrency';
 import { defaultServiceStack } from '../support/service-stack';
 
@@ -73,12 +73,14 @@ describe('the register import', () => {
       MaxConcurrency: BATCH_CONCURRENCY,
       ResultWriter: { Parameters: { Prefix: 'work/results' } },
     });
+    // A throttled chunk waits (30 s, 1, 2, 4 and twice 5 minutes, jittered) rather than failing the import.
+    expect(CHUNK_ATTEMPTS).toBeGreaterThanOrEqual(6);
     expect(batches.ItemReader.Resource).toMatch(/:states:::s3:getObject$/);
     expect(batches.ResultWriter.Resource).toMatch(/:states:::s3:putObject$/);
     expect(batches.ItemProcessor.States.ImportChunk.Retry).toContainEqual({
       ErrorEquals: ['States.TaskFailed', 'States.Timeout'],
       IntervalSeconds: 30,
-      MaxAttempts: 3,
+      MaxAttempts: CHUNK_ATTEMPTS,
       BackoffRate: 2,
       MaxDelaySeconds: 300,
       JitterStrategy: 'FULL',
@@ -88,7 +90,19 @@ describe('the register import', () => {
   it('sweeps gone companies only after a whole snapshot whose batches all succeeded, and fails the execution otherwise', () => {
     const states = synth.definition.States;
     expect(Object.keys(states).sort()).toEqual(
-      ['AllBatchesImported', 'Batches', 'BatchesFailed', 'Done', 'Split', 'Summarize', 'SummarizeWithSweep', 'SweepGoneCompanies'].sort(),
+      [
+        'AllBatchesImported',
+        'Batches',
+        'BatchesFailed',
+        'CountSnapshotCoverage',
+        'Done',
+        'JudgeCoverage',
+        'SnapshotCoversRegister',
+        'Split',
+        'Summarize',
+        'SummarizeWithSweep',
+        'SweepGoneCompanies',
+      ].sort(),
     );
     expect(states.AllBatchesImported.Choices).toEqual([
       { Variable: '$.summary.failedBatches', NumericGreaterThan: 0, Next: 'BatchesFailed' },
@@ -97,11 +111,34 @@ describe('the register import', () => {
           { Variable: '$.split.wholeSnapshot', BooleanEquals: true },
           { Variable: '$.summary.rejected', NumericEquals: 0 },
         ],
-        Next: 'SweepGoneCompanies',
+        Next: 'CountSnapshotCoverage',
       },
     ]);
+    // Counted first, judged by the summary function, and swept only when it allows.
+    expect(states.CountSnapshotCoverage).toMatchObject({
+      Type: 'Map',
+      ItemsPath: '$.split.sweepSegments',
+      ItemSelector: { count: true },
+      ResultPath: '$.coverage',
+      Next: 'JudgeCoverage',
+    });
+    expect(states.SnapshotCoversRegister.Choices).toEqual([
+      { Variable: '$.summary.sweepAllowed', BooleanEquals: true, Next: 'SweepGoneCompanies' },
+    ]);
+    expect(states.SnapshotCoversRegister.Default).toBe('Done');
     expect(states.SweepGoneCompanies).toMatchObject({ Type: 'Map', ItemsPath: '$.split.sweepSegments', MaxConcurrency: 8 });
+    expect(states.SweepGoneCompanies.ItemSelector.count).toBeUndefined();
     expect(states.BatchesFailed.Type).toBe('Fail');
+  });
+
+  it('hands the summary function the whole state, and the split the upload and its date', () => {
+    const states = synth.definition.States;
+    for (const name of ['Summarize', 'JudgeCoverage', 'SummarizeWithSweep']) {
+      // No Parameters on a function's own ARN: the state's input is the event, as the summary reads it.
+      expect(states[name], name).not.toHaveProperty('Parameters');
+      expect(states[name].ResultPath, name).toBe('$.summary');
+    }
+    expect(states.Split.Parameters).toEqual({ 'key.$': '$.key', 'asOf.$': '$.asOf' });
   });
 
   it('gives each function only its objects and the companies table actions the import sends', () => {
@@ -137,11 +174,18 @@ describe('the register import', () => {
     expect(s3).toHaveLength(2);
   });
 
-  it('alarms on executions that did not finish and on failed batches, and names the bucket and state machine in outputs', () => {
+  it('pages on executions that did not finish and on failed batches, and names the bucket and state machine in outputs', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Metrics: Match.arrayWith([Match.objectLike({ Expression: 'failed + timedOut + aborted' })]),
       Threshold: 1,
-      AlarmActions: [{ Ref: synth.logicalId(synth.stack.alarms.topic) }],
+    });
+    synth.template.hasResourceProperties('AWS::CloudWatch::CompositeAlarm', {
+      AlarmRule: Match.objectLike({
+        'Fn::Join': Match.arrayWith([
+          Match.arrayWith([{ 'Fn::GetAtt': [Match.stringLikeRegexp('RegisterImportExecutionsFailed'), 'Arn'] }]),
+        ]),
+      }),
+      AlarmActions: [{ Ref: synth.logicalId(synth.stack.alarms.paging) }],
     });
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'RegisterImportFailedBatches',
@@ -154,5 +198,43 @@ describe('the register import', () => {
       TracingConfiguration: { Enabled: true },
       LoggingConfiguration: Match.objectLike({ Level: 'ALL' }),
     });
+  });
+});
+
+/** Every state of a definition, those of Map item processors and Parallel branches included, with where it sits. */
+function* statesOf(definition: Loose, path: string): Generator<{ path: string; state: Loose }> {
+  for (const [name, state] of Object.entries<Loose>(definition.States ?? {})) {
+    yield { path: `${path}/${name}`, state };
+    for (const inner of [state.ItemProcessor, state.Iterator, ...(state.Branches ?? [])]) {
+      if (inner) yield* statesOf(inner, `${path}/${name}`);
+    }
+  }
+}
+
+/** A DefinitionString as Step Functions reads it: tokens written as placeholder text. */
+function definitionOf(definitionString: Loose): Loose {
+  if (typeof definitionString === 'string') return JSON.parse(definitionString);
+  const parts = definitionString['Fn::Join'][1] as Loose[];
+  return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join(''));
+}
+
+describe('every state machine of the stack', () => {
+  it('passes each Task an object of Parameters, never a bare path (aws-cdk #34260 renders \'"Parameters": "$"\')', () => {
+    const { template } = defaultServiceStack();
+    const machines = Object.entries<Loose>(template.toJSON().Resources).filter(
+      ([, resource]) => resource.Type === 'AWS::StepFunctions::StateMachine',
+    );
+    expect(machines.length).toBeGreaterThan(0);
+    const tasks = machines.flatMap(([id, machine]) =>
+      [...statesOf(definitionOf(machine.Properties.DefinitionString), id)].filter(({ state }) => state.Type === 'Task'),
+    );
+    expect(tasks.map(({ path }) => path)).toEqual(expect.arrayContaining([expect.stringMatching(/\/Batches\/ImportChunk$/)]));
+    const notObjects = tasks
+      .filter(
+        ({ state }) =>
+          'Parameters' in state && (typeof state.Parameters !== 'object' || state.Parameters === null || Array.isArray(state.Parameters)),
+      )
+      .map(({ path, state }) => `${path}: ${JSON.stringify(state.Parameters)}`);
+    expect(notObjects).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { ProfileDraft } from '../../companies/company-store';
 import { DynamoCompanyStore } from '../../companies/dynamo-company-store';
 import type { CompanyProfile, EarlySignal, Jurisdiction, ProfileContent, Provenance } from '../../companies/profile';
 import { PROFILE_SORT_KEY } from '../../companies/search-index';
+import type { SnapshotCoverage } from './sweep-guard';
 
 /**
  * Companies missing from a snapshot. The Companies House bulk file lists live companies only, so a
@@ -17,7 +18,8 @@ export const GONE_RULE = 'register-gone-v1';
 
 /** The profile of a company a snapshot no longer lists: ended, at the snapshot's date. */
 export function goneProfile(current: CompanyProfile, asOf: string): ProfileContent {
-  const source: Provenance['source'] = current.tradingStatus.provenance?.source ?? 'companies-house-basic-company-data';
+  // The snapshot that no longer lists the company says so, whichever door last told its status.
+  const source: Provenance['source'] = current.jurisdiction === 'IE' ? 'cro-companies' : 'companies-house-basic-company-data';
   const provenance: Provenance = {
     source,
     asOf,
@@ -134,4 +136,44 @@ export async function sweepGoneCompanies(request: SweepRequest): Promise<SweepRe
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return { scanned, gone, failed };
+}
+
+/**
+ * Counts one segment's register profiles of the jurisdiction: those the snapshot of `asOf` listed,
+ * and those it did not that are not already removed (the ones a sweep would mark). What the sweep
+ * guard (sweep-guard.ts) weighs before any company is marked.
+ */
+export async function countSnapshotCoverage(
+  request: Omit<SweepRequest, 'onProgress'>,
+): Promise<SnapshotCoverage & { readonly scanned: number }> {
+  let scanned = 0;
+  let listed = 0;
+  let unlisted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await request.doc.send(
+      new ScanCommand({
+        TableName: request.tableName,
+        ...(request.totalSegments ? { Segment: request.segment ?? 0, TotalSegments: request.totalSegments } : {}),
+        FilterExpression: '#sk = :profile AND #jurisdiction = :jurisdiction AND attribute_exists(#snapshot)',
+        ProjectionExpression: '#snapshot, #trading.#status',
+        ExpressionAttributeNames: {
+          '#sk': 'sk',
+          '#jurisdiction': 'jurisdiction',
+          '#snapshot': 'registerSnapshot',
+          '#trading': 'tradingStatus',
+          '#status': 'status',
+        },
+        ExpressionAttributeValues: { ':profile': PROFILE_SORT_KEY, ':jurisdiction': request.jurisdiction },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    scanned += page.ScannedCount ?? 0;
+    for (const item of page.Items ?? []) {
+      if (item.registerSnapshot >= request.asOf) listed++;
+      else if (item.tradingStatus?.status !== 'removed') unlisted++;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { scanned, listed, unlisted };
 }

@@ -2,6 +2,7 @@ import type { BatchResult } from './import-chunk';
 import { splitReportKeyOf, summaryKeyOf } from './object-keys';
 import type { ImportObjects } from './s3-objects';
 import type { ManifestItem, SplitOutcome, SplitReport } from './split-upload';
+import { addCoverage, decideSweep, type SnapshotCoverage } from './sweep-guard';
 
 /** Rejected rows the summary keeps with their line, file order; all are counted. */
 export const MAX_SUMMARY_REJECTIONS = 1000;
@@ -55,6 +56,18 @@ export interface ImportSummary {
   readonly unknownValues: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Companies the sweep marked gone, and those it could not write; absent when the upload was not the whole register. */
   readonly sweep?: { readonly scanned: number; readonly gone: number; readonly failed: number };
+  /**
+   * What the sweep guard weighed (sweep-guard.ts): the register profiles the snapshot listed and those it did not, and why
+   * no company was marked removed when it refused. Absent when no sweep was considered.
+   */
+  readonly sweepGuard?: {
+    readonly listed: number;
+    readonly unlisted: number;
+    readonly coverage: number;
+    readonly allowed: boolean;
+    readonly forced: boolean;
+    readonly refusedBecause?: string;
+  };
   readonly failedBatches: readonly FailedBatch[];
   /** Lambda time of the batches, summed: what the import cost in compute. */
   readonly batchMilliseconds: number;
@@ -65,6 +78,8 @@ export interface SummaryDigest {
   readonly summaryKey: string;
   readonly failedBatches: number;
   readonly rejected: number;
+  /** Whether the sweep guard lets the sweep run; present once the snapshot's coverage was counted. */
+  readonly sweepAllowed?: boolean;
 }
 
 const addCounts = (into: Record<string, number>, from: Readonly<Record<string, number>>) => {
@@ -81,6 +96,9 @@ export function summarize(input: {
   readonly succeeded: readonly BatchResult[];
   readonly failed: readonly FailedBatch[];
   readonly sweep?: readonly SweepResult[];
+  readonly coverage?: readonly SnapshotCoverage[];
+  /** The jurisdiction an operator named to sweep whatever the coverage. */
+  readonly forceSweep?: string;
 }): ImportSummary {
   const order = new Map(input.manifest.map((item, index) => [item.key, index]));
   const entryOrder = new Map(input.report.entries.map((entry, index) => [entry.entry, index]));
@@ -126,8 +144,25 @@ export function summarize(input: {
           },
         }
       : {}),
+    ...(input.coverage ? { sweepGuard: sweepGuardOf(input.split, input.coverage, input.forceSweep) } : {}),
     failedBatches,
     batchMilliseconds,
+  };
+}
+
+function sweepGuardOf(
+  split: SplitOutcome,
+  parts: readonly SnapshotCoverage[],
+  forceSweep: string | undefined,
+): ImportSummary['sweepGuard'] {
+  const coverage = addCoverage(parts);
+  const decision = decideSweep({ jurisdiction: split.jurisdiction, coverage, forceSweep });
+  return {
+    ...coverage,
+    coverage: decision.coverage,
+    allowed: decision.sweep,
+    forced: decision.sweep && decision.forced,
+    ...(decision.sweep ? {} : { refusedBecause: decision.reason }),
   };
 }
 
@@ -146,6 +181,8 @@ export async function writeImportSummary(
     readonly split: SplitOutcome;
     readonly batches: MapRunResults;
     readonly sweep?: readonly SweepResult[];
+    readonly coverage?: readonly SnapshotCoverage[];
+    readonly forceSweep?: string;
   },
 ): Promise<{ digest: SummaryDigest; summary: ImportSummary }> {
   const results = await objects.readJson<ResultManifest>(input.batches.ResultWriterDetails.Key);
@@ -170,8 +207,16 @@ export async function writeImportSummary(
     succeeded,
     failed,
     ...(input.sweep ? { sweep: input.sweep } : {}),
+    ...(input.coverage ? { coverage: input.coverage } : {}),
+    ...(input.forceSweep ? { forceSweep: input.forceSweep } : {}),
   });
   const summaryKey = summaryKeyOf(input.uploadKey);
   await objects.putJson(summaryKey, summary);
-  return { digest: { summaryKey, failedBatches: summary.failedBatches.length, rejected: summary.rejected }, summary };
+  const digest: SummaryDigest = {
+    summaryKey,
+    failedBatches: summary.failedBatches.length,
+    rejected: summary.rejected,
+    ...(summary.sweepGuard ? { sweepAllowed: summary.sweepGuard.allowed } : {}),
+  };
+  return { digest, summary };
 }

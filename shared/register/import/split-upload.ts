@@ -12,6 +12,7 @@ import { type RejectedLine, recordChunks } from './record-chunks';
 import type { ImportObjects } from './s3-objects';
 import { isWholeSnapshot } from './snapshot-coverage';
 import { streamHead } from './stream-head';
+import { assertNotFutureSnapshot, assertPlausibleSnapshot } from './sweep-guard';
 import { SWEEP_SEGMENTS, UnreadableUploadError, type UploadScope, uploadScopeOf } from './upload-scope';
 import { isZip, zipEntries } from './zip-entries';
 
@@ -67,9 +68,10 @@ interface CsvSource {
 export async function splitUpload(
   objects: ImportObjects,
   uploadKey: string,
-  options: { chunkRecords?: number; workDir?: string } = {},
+  options: { chunkRecords?: number; workDir?: string; asOf?: string } = {},
 ): Promise<SplitOutcome> {
   const { importId, fileName } = parseUploadKey(uploadKey);
+  assertNotFutureSnapshot(fileName, options.asOf);
   const chunkRecords = options.chunkRecords ?? DEFAULT_CHUNK_RECORDS;
   const { head, stream: whole } = await streamHead(await objects.stream(uploadKey), ZIP_SIGNATURE_BYTES);
   const scratch = isZip(head) ? await mkdtemp(join(options.workDir ?? tmpdir(), 'register-upload-')) : undefined;
@@ -121,6 +123,8 @@ export async function splitUpload(
     }
     await Promise.all(pending);
     if (!scope) throw new UnreadableUploadError(`${fileName} holds no CSV file`);
+    // A file of no rows is no snapshot: nothing reaches the manifest, so the Map imports nothing and nothing is swept.
+    assertPlausibleSnapshot({ file: fileName, records: report.entries.reduce((sum, entry) => sum + entry.records, 0) + report.rejected });
     // Every part of the snapshot in one archive is the whole register too.
     scope = { ...scope, wholeSnapshot: isWholeSnapshot(scope.format, [fileName, ...report.entries.map((entry) => entry.entry)]) };
 

@@ -230,12 +230,12 @@ export function registerDay(watched: number, eventsPerCompany: number, seed = 7)
     const at = `${DAY}T${String(8 + Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}:${String(Math.floor(random() * 60)).padStart(2, '0')}`;
     const n = state.number;
     const lines: Told[] = [];
-    let republished: string;
     switch (kind) {
-      case 'officer republished (known appointment, another field changed)':
+      case 'officer republished (known appointment, another field changed)': {
+        const republished = pick(state.officers);
         lines.push([
           'officers',
-          appointment(n, (republished = pick(state.officers)), {
+          appointment(n, republished, {
             appointedOn: appointedOn(republished),
             address: {
               premises: String(1 + Math.floor(random() * 90)),
@@ -246,6 +246,7 @@ export function registerDay(watched: number, eventsPerCompany: number, seed = 7)
           }),
         ]);
         break;
+      }
       case 'PSC republished (known, another field changed)':
         lines.push(['persons-with-significant-control', control(n, state.psc, { notifiedOn: '2019-09-10' })]);
         break;
