@@ -153,7 +153,10 @@ export function printRegisterImportSummary(io: CliIo, file: string, run: Registe
   io.out(
     `${summary.read} rows read: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.rejected} rejected`,
   );
-  if (summary.sweep) io.out(`${summary.sweep.gone} companies no longer on the register marked gone`);
+  if (summary.sweep) {
+    const { gone } = summary.sweep;
+    io.out(`${gone} ${gone === 1 ? 'company' : 'companies'} no longer on the register marked gone`);
+  }
   if (summary.sweepGuard && !summary.sweepGuard.allowed) io.err(`Sweep refused: ${summary.sweepGuard.refusedBecause}`);
   if (summary.sweepGuard?.forced)
     io.err(

@@ -29,7 +29,7 @@ describe('npx bureau companies import against the running local runtime', () => 
     expect(may.stdout).toContain('states: Split → Batches → Summarize → AllBatchesImported → CountSnapshotCoverage');
     expect(may.stdout).toContain('11 rows read: 11 created, 0 updated, 0 unchanged, 0 rejected');
     expect(june.stdout).toContain('SweepGoneCompanies → SummarizeWithSweep → Done');
-    expect(june.stdout).toContain('1 companies no longer on the register marked gone');
+    expect(june.stdout).toContain('1 company no longer on the register marked gone');
     expect(june.stdout).toMatch(/summary written to uploads\/\S+\/summary\.json/);
     const store = new DynamoCompanyStore(
       createDocumentClient(createDynamoClient(bureau().runtime.env)),
