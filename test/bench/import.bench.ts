@@ -1,5 +1,5 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { generateBritishCompanies } from '../../demo/company-generator';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
@@ -98,9 +98,11 @@ export async function runThrottledLoad(context: BenchContext): Promise<void> {
   const bucket = await startLocalBucket();
   try {
     const key = uploadKeyOf('bench-throttled', 'BasicCompanyDataAsOneFile-2024-06-01.csv');
-    await bucket.objects.s3.send(
-      new PutObjectCommand({ Bucket: bucket.objects.bucket, Key: key, Body: bulkFile([...syntheticBulkRows(rows, 31)]) }),
-    );
+    // Multipart, as the CLI uploads a register file: a whole file is far over one request's size.
+    await new Upload({
+      client: bucket.objects.s3,
+      params: { Bucket: bucket.objects.bucket, Key: key, Body: bulkFile([...syntheticBulkRows(rows, 31)]) },
+    }).done();
     const split = await splitUpload(bucket.objects, key, { chunkRecords: context.scale === 'small' ? 1_000 : 5_000 });
     const chunks = await bucket.objects.readJson<ManifestItem[]>(split.manifestKey);
     const tables = await context.createTables([companiesTable]);
