@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import yauzl from 'yauzl';
+import { zipEntries } from '../register/import/zip-entries';
 import { baseName } from './entry-name';
 import type { FilingOutcome } from './filing';
 import { filingReader } from './read-filing';
@@ -50,74 +50,37 @@ function notAFiling(name: string): string | undefined {
   return undefined;
 }
 
-function openZip(path: string): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, (error, zip) =>
-      error ? reject(error) : resolve(zip),
-    ),
-  );
-}
-
-function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | undefined> {
-  return new Promise((resolve, reject) => {
-    const onEntry = (entry: yauzl.Entry) => {
-      zip.off('end', onEnd).off('error', onError);
-      resolve(entry);
-    };
-    const onEnd = () => {
-      zip.off('entry', onEntry).off('error', onError);
-      resolve(undefined);
-    };
-    const onError = (error: Error) => {
-      zip.off('entry', onEntry).off('end', onEnd);
-      reject(error);
-    };
-    zip.once('entry', onEntry).once('end', onEnd).once('error', onError);
-    zip.readEntry();
-  });
-}
-
 /**
  * The filings of an Accounts Data Product zip, one outcome per entry in the archive's order, read
  * entry by entry from the central directory and inflated as they stream: nothing is unpacked to
  * disk and one entry at a time is in memory.
  */
 export async function* readAccountsZip(path: string, bounds: EntryBounds = DEFAULT_BOUNDS): AsyncGenerator<FilingOutcome> {
-  const zip = await openZip(path);
-  try {
-    for (let entry = await nextEntry(zip); entry; entry = await nextEntry(zip)) {
-      const name = entry.fileName;
-      if (name.endsWith('/')) continue;
-      const skip = notAFiling(name);
-      if (skip) {
-        yield { ok: false, entryName: name, reason: skip };
-        continue;
-      }
-      if (entry.uncompressedSize > bounds.maxEntryBytes) {
-        yield {
-          ok: false,
-          entryName: name,
-          reason: `the entry is ${entry.uncompressedSize} bytes, over the bound of ${bounds.maxEntryBytes} bytes on one entry`,
-        };
-        continue;
-      }
-      const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
-      if (ratio > bounds.maxExpansionRatio) {
-        yield {
-          ok: false,
-          entryName: name,
-          reason: `the entry inflates ${ratio.toFixed(0)} times (${entry.compressedSize} to ${entry.uncompressedSize} bytes), over the bound of ${bounds.maxExpansionRatio}`,
-        };
-        continue;
-      }
-      const current = entry;
-      const stream = await new Promise<Readable>((resolve, reject) =>
-        zip.openReadStream(current, (error, opened) => (error ? reject(error) : resolve(opened))),
-      );
-      yield await readStream(name, stream, bounds.maxEntryBytes);
+  for await (const entry of zipEntries(path)) {
+    const { name, size, compressedSize } = entry;
+    const skip = notAFiling(name);
+    if (skip) {
+      yield { ok: false, entryName: name, reason: skip };
+      continue;
     }
-  } finally {
-    zip.close();
+    if (size > bounds.maxEntryBytes) {
+      yield {
+        ok: false,
+        entryName: name,
+        reason: `the entry is ${size} bytes, over the bound of ${bounds.maxEntryBytes} bytes on one entry`,
+      };
+      continue;
+    }
+    const ratio = size / Math.max(compressedSize, 1);
+    if (ratio > bounds.maxExpansionRatio) {
+      yield {
+        ok: false,
+        entryName: name,
+        reason: `the entry inflates ${ratio.toFixed(0)} times (${compressedSize} to ${size} bytes), over the bound of ${bounds.maxExpansionRatio}`,
+      };
+      continue;
+    }
+    yield await readStream(name, await entry.open(), bounds.maxEntryBytes);
   }
 }
 

@@ -6,6 +6,8 @@ export interface ZipEntry {
   readonly name: string;
   /** Size once inflated, as the archive's directory states it. */
   readonly size: number;
+  /** Size as stored, for telling how far an entry inflates before inflating it. */
+  readonly compressedSize: number;
   open(): Promise<Readable>;
 }
 
@@ -48,6 +50,7 @@ export async function* zipEntries(path: string): AsyncGenerator<ZipEntry> {
       yield {
         name: entry.fileName,
         size: entry.uncompressedSize,
+        compressedSize: entry.compressedSize,
         open: () =>
           new Promise<Readable>((resolve, reject) =>
             zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
