@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run as bureau } from '../../cli/main';
 import type { ReplaySummary } from '../../cli/operations/stream-replay';
 import { streamOfLine } from '../../cli/operations/stream-replay';
 import { resolveLocalTarget } from '../../cli/target';
@@ -13,7 +12,8 @@ import { createEventApplier } from '../../shared/register/stream/apply-events';
 import { parseStreamLine, type StreamEvent } from '../../shared/register/stream/stream-events';
 import { batchGet } from '../../shared/storage/batch';
 import { companiesTable } from '../../shared/storage/tables';
-import { type ReceivedDelivery, startWebhookReceiver, verifiedEvent } from '../support/webhook-receiver';
+import { runCli } from '../support/cli';
+import { type ReceivedDelivery, startWebhookReceiver, untilQuiet, verifiedEvent } from '../support/webhook-receiver';
 import { batchWriteItems } from './support/companies';
 import type { BenchContext } from './support/context';
 import { DAY, DAY_MIX, type DayKind, registerDay } from './support/register-day';
@@ -31,30 +31,7 @@ const SIZES = {
 const QUIET_MS = 4_000;
 const BATCH = 500;
 
-async function cli(dataDir: string, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await bureau(argv, {
-    io: { out: (line) => out.push(line), err: (line) => err.push(line) },
-    resolveTarget: () => resolveLocalTarget(dataDir),
-    env: {},
-  });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
-
-/** Resolves once no delivery has arrived for `quietMs`. */
-async function settled(deliveries: readonly unknown[], quietMs: number, maxMs = 180_000): Promise<void> {
-  const started = Date.now();
-  let seen = -1;
-  let since = Date.now();
-  while (Date.now() - started < maxMs) {
-    if (deliveries.length !== seen) {
-      seen = deliveries.length;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const cli = (dataDir: string, ...argv: string[]) => runCli(argv, () => resolveLocalTarget(dataDir));
 
 export async function run(context: BenchContext): Promise<void> {
   const size = SIZES[context.scale];
@@ -107,7 +84,7 @@ export async function run(context: BenchContext): Promise<void> {
     const replaySeconds = (performance.now() - started) / 1000;
     if (replayed.code !== 0) throw new Error(`the replay of the day failed: ${replayed.stderr}`);
     const summary = JSON.parse(replayed.stdout) as ReplaySummary;
-    await settled(receiver.deliveries, QUIET_MS);
+    await untilQuiet(receiver.deliveries, QUIET_MS, 180_000);
 
     // What the webhooks said, against what truly happened to each company.
     let falseDetected = 0;

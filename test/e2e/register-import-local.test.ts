@@ -1,24 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../cli/main';
 import { resolveLocalTarget } from '../../cli/target';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { runCli } from '../support/cli';
 import { useTestRuntime } from '../support/runtime';
 
 const bureau = useTestRuntime();
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/register/${name}`, import.meta.url));
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, {
-    io: { out: (line) => out.push(line), err: (line) => err.push(line) },
-    resolveTarget: () => resolveLocalTarget(bureau().runtime.dataDir),
-    env: {},
-  });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCli(argv, () => resolveLocalTarget(bureau().runtime.dataDir));
 
 describe('npx bureau companies import against the running local runtime', () => {
   it("runs a GB register file through the runtime's state machine, as a stack would", async () => {

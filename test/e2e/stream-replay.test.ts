@@ -2,14 +2,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../cli/main';
 import { resolveLocalTarget } from '../../cli/target';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import type { CompanyProfile } from '../../shared/companies/profile';
 import { importProfiles, openImportFile } from '../../shared/register/import/import';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { runCli } from '../support/cli';
 import { useTestRuntime } from '../support/runtime';
-import { type ReceivedDelivery, startWebhookReceiver, verifiedEvent, type WebhookReceiver } from '../support/webhook-receiver';
+import { type ReceivedDelivery, startWebhookReceiver, untilQuiet, verifiedEvent, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * `bureau streams replay`: a recording in the register's wire format, published into the running
@@ -23,16 +23,7 @@ let receiver: WebhookReceiver;
 let signingSecret: string;
 let call: (path: string, init?: RequestInit) => Promise<Response>;
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, {
-    io: { out: (line) => out.push(line), err: (line) => err.push(line) },
-    resolveTarget: () => resolveLocalTarget(bureau().runtime.dataDir),
-    env: {},
-  });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCli(argv, () => resolveLocalTarget(bureau().runtime.dataDir));
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -74,21 +65,7 @@ async function signalsDelivered(deliveries: readonly ReceivedDelivery[]): Promis
 
 const replayDeliveries = () => receiver.deliveries.filter((delivery) => delivery.path === '/replay');
 
-/**
- * Resolves once no delivery has come for 3 s: changes travel the profile stream, the fan-out and
- * the sender, and a webhook not sent yet must be given the time to arrive before its absence counts.
- */
-async function quiet(): Promise<void> {
-  let seen = -1;
-  let since = Date.now();
-  for (;;) {
-    if (receiver.deliveries.length !== seen) {
-      seen = receiver.deliveries.length;
-      since = Date.now();
-    } else if (Date.now() - since >= 3_000) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const quiet = () => untilQuiet(receiver.deliveries, 3_000);
 
 describe('bureau streams replay', () => {
   it('applies a recording line by line and alerts only what the register newly told', async () => {

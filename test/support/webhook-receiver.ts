@@ -88,3 +88,21 @@ export async function startWebhookReceiver(options: { tls?: { key: string; cert:
       }),
   };
 }
+
+/**
+ * Resolves once no delivery has arrived for `quietMs` (or when `maxMs` have passed): changes travel
+ * the profile stream, the fan-out and the sender, and a webhook not sent yet must be given the time
+ * to arrive before its absence counts.
+ */
+export async function untilQuiet(deliveries: readonly unknown[], quietMs: number, maxMs = Number.POSITIVE_INFINITY): Promise<void> {
+  const started = Date.now();
+  let seen = -1;
+  let since = started;
+  while (Date.now() - started < maxMs) {
+    if (deliveries.length !== seen) {
+      seen = deliveries.length;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -7,7 +7,6 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TargetFactory } from '../../../cli/context';
-import { run } from '../../../cli/main';
 import { localFunctionEnvironment } from '../../../local/function-environment';
 import { type LocalRegisterImport, startLocalRegisterImport } from '../../../local/state-machine/register-import';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
@@ -15,6 +14,7 @@ import type { ImportSummary } from '../../../shared/register/import/import-summa
 import { ImportObjects } from '../../../shared/register/import/s3-objects';
 import { companiesTable } from '../../../shared/storage/tables';
 import { bulkFile, CRO_HEADER, syntheticBulkRows } from '../../../tools/register-files';
+import { runCli } from '../../support/cli';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { type LocalBucket, startLocalBucket } from '../../support/s3';
 import { testSealer } from '../../support/sealer';
@@ -88,12 +88,7 @@ const target: TargetFactory = async () => ({
   close: async () => {},
 });
 
-async function bureau(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { io: { out: (line) => out.push(line), err: (line) => err.push(line) }, resolveTarget: target, env: {} });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const bureau = (...argv: string[]) => runCli(argv, target);
 
 function file(name: string, text: string): string {
   const path = join(workDir, name);

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TargetFactory } from '../../../cli/context';
-import { run } from '../../../cli/main';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { bulkFile, CRO_HEADER, croRow, syntheticBulkRows } from '../../../tools/register-files';
+import { runCli } from '../../support/cli';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { testSealer } from '../../support/sealer';
 
@@ -34,12 +34,7 @@ const target: TargetFactory = async () => ({
   close: async () => {},
 });
 
-async function bureau(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { io: { out: (line) => out.push(line), err: (line) => err.push(line) }, resolveTarget: target, env: {} });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const bureau = (...argv: string[]) => runCli(argv, target);
 
 const file = (name: string, text: string) => {
   const path = join(workDir, name);
