@@ -283,15 +283,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const resourceBase = { ...baseEnv, DYNAMODB_ENDPOINT: dynamodbEndpoint, SQS_ENDPOINT: sqs.endpoint };
     const functionEnvironments: Record<string, Record<string, string>> = {};
     const queueUrls = Object.fromEntries(Object.entries(queues).map(([id, queue]) => [id, queue.queueUrl]));
+    // What each function may be given, by its grants: the same resources for the API's functions and the import's.
+    const grantedResources = {
+      base: resourceBase,
+      tables,
+      queues: queueUrls,
+      secretsManagerEndpoint: secretsManager.endpoint,
+      kmsEndpoint: kms.endpoint,
+      settings,
+    };
     const targets = new Map<string, LocalFunction>();
     const routes: HttpRoute[] = functions.flatMap((spec) => {
       const granted = localFunctionEnvironment(spec, {
-        base: resourceBase,
-        tables,
-        queues: queueUrls,
-        secretsManagerEndpoint: secretsManager.endpoint,
-        kmsEndpoint: kms.endpoint,
-        settings,
+        ...grantedResources,
         ...(environment[CALL_LOG_VARIABLE] ? { callLog: environment[CALL_LOG_VARIABLE] } : {}),
       });
       functionEnvironments[spec.id] = granted;
@@ -304,15 +308,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       s3Endpoint: sqs.endpoint,
       region,
       root: repositoryRoot,
-      environmentOf: (spec) =>
-        localFunctionEnvironment(spec, {
-          base: resourceBase,
-          tables,
-          queues: queueUrls,
-          secretsManagerEndpoint: secretsManager.endpoint,
-          kmsEndpoint: kms.endpoint,
-          settings,
-        }),
+      environmentOf: (spec) => localFunctionEnvironment(spec, grantedResources),
       log: options.quiet ? () => {} : log,
     });
     cleanups.push(() => registerImport.stop());

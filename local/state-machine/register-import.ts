@@ -4,7 +4,7 @@ import { BucketAlreadyOwnedByYou, CreateBucketCommand, GetObjectCommand, PutObje
 import { type FunctionSpec, registerImportFunctions } from '../../infra/catalogue';
 import { ENDPOINT_VARIABLES } from '../../shared/aws/clients';
 import { UPLOADS_BUCKET_VARIABLE } from '../../shared/register/import/object-keys';
-import { FunctionError, FunctionThrottledError, FunctionTimeoutError, LocalFunction, localFunctionName } from '../functions';
+import { FunctionError, FunctionThrottledError, FunctionTimeoutError, type LocalFunction, localFunctionFromSpec } from '../functions';
 import { Execution, type HistoryEvent, type MapRunProgress, StatesError } from './interpreter';
 import {
   LOCAL_REGISTER_IMPORT,
@@ -107,18 +107,7 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
       [ENDPOINT_VARIABLES.s3]: options.s3Endpoint,
       [UPLOADS_BUCKET_VARIABLE]: LOCAL_REGISTER_IMPORT.bucket,
     };
-    functions.set(
-      localFunctionArn(specId),
-      new LocalFunction({
-        functionName: localFunctionName(spec),
-        entry: spec.entry,
-        root: options.root,
-        timeoutSeconds: spec.timeoutSeconds,
-        memoryMb: spec.memoryMb,
-        region: options.region,
-        environment,
-      }),
-    );
+    functions.set(localFunctionArn(specId), localFunctionFromSpec(spec, { root: options.root, environment, region: options.region }));
   }
 
   const scale = options.retryDelayScale ?? 1;
