@@ -14,11 +14,24 @@ export interface InjectedThrottling {
 /**
  * DynamoDB refusing writes beyond what the table serves, with ProvisionedThroughputExceededException,
  * as a new table does while its partitions split under a first load: `writesPerSecond` write requests
- * a second pass (a token bucket holding a second's worth), the share beyond is refused. Installed
+ * a second pass (a token bucket holding a second's worth), the share beyond is refused, after the
+ * first `refuseFirst` requests are refused whatever the rate. Installed
  * through the client hook for every DynamoDB client built after it, inside the SDK's retry loop (the
  * deserialize step), so the client's own retries meet each refusal as they would on AWS.
  */
-export function injectWriteThrottling(writesPerSecond: number, now: () => number = () => performance.now()): InjectedThrottling {
+export function injectWriteThrottling(
+  writesPerSecond: number,
+  options: {
+    /**
+     * Write requests refused outright before the rate applies, as a table refuses while it splits: what
+     * is beyond the rate depends on how fast the machine writes, these refusals do not.
+     */
+    readonly refuseFirst?: number;
+    readonly now?: () => number;
+  } = {},
+): InjectedThrottling {
+  const now = options.now ?? (() => performance.now());
+  let refuseFirst = options.refuseFirst ?? 0;
   let tokens = writesPerSecond;
   let refilledAt = now();
   const take = () => {
@@ -36,7 +49,8 @@ export function injectWriteThrottling(writesPerSecond: number, now: () => number
       (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
         if (!WRITES.has(context.commandName ?? '')) return next(args);
         counts.writes++;
-        if (take()) return next(args);
+        if (refuseFirst > 0) refuseFirst--;
+        else if (take()) return next(args);
         counts.throttled++;
         throw Object.assign(new Error('The level of configured provisioned throughput for the table was exceeded.'), {
           name: 'ProvisionedThroughputExceededException',
