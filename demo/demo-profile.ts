@@ -1,6 +1,6 @@
-import type { CreditCapacity, EarlySignals, FilingBehaviour, Overview, ProfileContent, RiskOfFailure } from '../shared/companies/profile';
+import type { EarlySignals, FilingBehaviour, Overview, ProfileContent, RiskOfFailure } from '../shared/companies/profile';
 import { EMPLOYEES_BY_SIZE, maturityAt } from '../shared/register/bands';
-import { creditCapacityOf } from './blocks/credit-capacity';
+import { creditCapacityOf, type DemoCreditCapacity } from './blocks/credit-capacity';
 import { conditionSignals, eventSignals } from './blocks/early-signals';
 import { filingBehaviourOf } from './blocks/filing-behaviour';
 import { complexityOf, sizeBandOf } from './blocks/overview';
@@ -22,7 +22,7 @@ export interface DemoBlocks {
   readonly overview: DemoOverview;
   readonly filingBehaviour: FilingBehaviour;
   readonly riskOfFailure: RiskOfFailure;
-  readonly creditCapacity: CreditCapacity;
+  readonly creditCapacity: DemoCreditCapacity;
   readonly earlySignals: EarlySignals;
 }
 

@@ -1,4 +1,8 @@
-import type { CreditCapacity, RiskOfFailure, SizeBand } from '../../shared/companies/profile';
+import type { CreditCapacity, Money, RiskOfFailure, SizeBand } from '../../shared/companies/profile';
+
+/** Demo limits are always given: they are generated, labelled by the profile's dataSource 'demo'. */
+export type DemoCreditCapacity = CreditCapacity & { readonly creditLimit: Money; readonly tradeLimit: Money };
+
 import type { Random } from '../random';
 import type { RegisterFacts } from '../register-facts';
 
@@ -23,7 +27,7 @@ export function creditCapacityOf(
   risk: RiskOfFailure,
   asOf: string,
   random: Random,
-): CreditCapacity {
+): DemoCreditCapacity {
   const currency = facts.jurisdiction === 'GB' ? 'GBP' : 'EUR';
   const money = (major: number) => ({ amountMinor: major * 100, currency }) as const;
   if (risk.level === 'Severe') return { creditLimit: money(0), tradeLimit: money(0), assessedOn: asOf };

@@ -37,7 +37,12 @@ export type StoredFacts = CompanyProfile & { readonly registerSnapshot?: string;
  * (the register import's, which must not undo what the stream stated later).
  */
 export interface StoredDraft extends ProfileDraft {
-  deriveStored(current: StoredFacts | undefined): { readonly content: ProfileContent; readonly factsAsOf?: FactsAsOf };
+  deriveStored(current: StoredFacts | undefined): {
+    readonly content: ProfileContent;
+    readonly factsAsOf?: FactsAsOf;
+    /** The snapshot to record, when the draft learns it only from the stored item (it keeps the stored one). */
+    readonly registerSnapshot?: string;
+  };
 }
 
 export const isStoredDraft = (input: unknown): input is StoredDraft => typeof (input as Partial<StoredDraft>).deriveStored === 'function';

@@ -193,16 +193,17 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
   private async write(input: ProfileInput, current: StoredProfile | undefined, attemptsLeft = WRITE_ATTEMPTS): Promise<SaveOutcome> {
     let factsAsOf: FactsAsOf | undefined;
     let content: ProfileContent;
+    let registerSnapshot = snapshotOf(input);
     if (isStoredDraft(input)) {
       const derived = input.deriveStored(current);
       content = derived.content;
       factsAsOf = derived.factsAsOf;
+      registerSnapshot ??= derived.registerSnapshot;
     } else {
       content = isDraft(input) ? input.derive(current ? profileOf(current) : undefined) : input;
       // A profile replaced whole keeps the dates of the facts it does not restate: none of a demo or document profile's.
       factsAsOf = undefined;
     }
-    const registerSnapshot = snapshotOf(input);
     const contentHash = contentHashOf(content);
     if (current?.contentHash === contentHash) {
       if (registerSnapshot && current.registerSnapshot !== registerSnapshot) await this.recordSnapshot(current, registerSnapshot);

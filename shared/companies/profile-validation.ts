@@ -53,8 +53,12 @@ function businessRuleErrors(profile: ProfileContent): string[] {
     seen.add(signal.id);
     if (signal.updatedAt < signal.detectedAt) errors.push(`earlySignals.signals.${index}.updatedAt: must not be before detectedAt`);
   }
-  const { creditLimit, tradeLimit } = profile.creditCapacity;
-  if (creditLimit.currency !== tradeLimit.currency) errors.push('creditCapacity: creditLimit and tradeLimit must be in the same currency');
+  const { creditLimit, tradeLimit, reason } = profile.creditCapacity;
+  if (!creditLimit || !tradeLimit) {
+    if (creditLimit || tradeLimit) errors.push('creditCapacity: creditLimit and tradeLimit must both be given or both be null');
+    else if (!reason) errors.push('creditCapacity.reason: required when there is no limit');
+  } else if (creditLimit.currency !== tradeLimit.currency)
+    errors.push('creditCapacity: creditLimit and tradeLimit must be in the same currency');
   else if (tradeLimit.amountMinor > creditLimit.amountMinor) errors.push('creditCapacity.tradeLimit: must not exceed creditLimit');
   return errors;
 }

@@ -48,6 +48,63 @@ export interface PreviousName {
 
 export type SizeBand = 'micro' | 'small' | 'medium' | 'large';
 
+/** An amount as filed: in the currency of the filing's unit, which is not always pounds or euros. */
+export interface FiledAmount {
+  /** Hundredths of the currency unit (pence for GBP). */
+  readonly amountMinor: number;
+  /** ISO 4217 code, from the fact's unit. */
+  readonly currency: string;
+}
+
+export const FILED_MONEY_FIGURES = [
+  'turnover',
+  'profitOrLoss',
+  'netAssets',
+  'totalAssetsLessCurrentLiabilities',
+  'currentAssets',
+  'creditorsDueWithinOneYear',
+  'cash',
+  'fixedAssets',
+] as const;
+export type FiledMoneyFigure = (typeof FILED_MONEY_FIGURES)[number];
+
+/** One period's figures as filed; a figure the filing does not give is absent, never estimated. */
+export type PeriodFinancials = {
+  /** ISO dates; the start is null where the filing gives no duration for the period. */
+  readonly periodStart: string | null;
+  readonly periodEnd: string;
+  /** The average number of employees in the period, as filed. */
+  readonly employees?: number;
+} & { readonly [figure in FiledMoneyFigure]?: FiledAmount };
+
+/** Where one figure was read: the filing's entry, the concept as the document names it, the context. */
+export interface FigureSource {
+  readonly concept: string;
+  readonly contextId: string;
+}
+
+/** The feeds of filed accounts: Companies House's Accounts Data Product, or a local runtime's demo accounts. */
+export type AccountsFeed = 'companies-house-accounts-data' | 'bureau-local-accounts';
+
+export interface FinancialsProvenance {
+  readonly source: AccountsFeed;
+  /** The archive the filing was read from (e.g. Accounts_Bulk_Data-2026-11-27.zip) and its entry. */
+  readonly archive: string;
+  readonly entry: string;
+  readonly format: 'ixbrl' | 'xbrl';
+  /** `<period>.<figure>` (e.g. `current.netAssets`, `prior.employees`) → the facts it was read from. */
+  readonly figures: Readonly<Record<string, readonly FigureSource[]>>;
+}
+
+/** The latest filed accounts Bureau has read for the company. */
+export interface Financials extends PeriodFinancials {
+  /** The kind of accounts, as the filing declares it; null when it does not. */
+  readonly accountsType: 'dormant' | 'micro-entity' | 'small' | 'full' | null;
+  /** The comparative figures, where the filing gives them. */
+  readonly prior?: PeriodFinancials;
+  readonly provenance: FinancialsProvenance;
+}
+
 export interface Overview extends Traced {
   /** Register type code, e.g. 'ltd', 'llp', 'dac' (the schema lists every code). */
   readonly companyType: string;
@@ -66,6 +123,8 @@ export interface Overview extends Traced {
   readonly employeesBand: string | null;
   /** Former names, most recent first, when the register lists them. */
   readonly previousNames?: readonly PreviousName[];
+  /** The latest filed accounts' figures (register profiles of companies whose accounts Bureau has read). */
+  readonly financials?: Financials;
 }
 
 export const TRADING_STATUSES = [
@@ -111,9 +170,18 @@ export interface RiskOfFailure extends Traced {
   readonly drivers: readonly string[];
 }
 
+/** Why a company has no credit limit: there is no filed figure to judge by, or nothing to extend credit to. */
+export const NO_LIMIT_REASONS = ['no_filed_accounts', 'dormant', 'ended', 'figures_in_other_currency'] as const;
+export type NoLimitReason = (typeof NO_LIMIT_REASONS)[number];
+
 export interface CreditCapacity extends Traced {
-  readonly creditLimit: Money;
-  readonly tradeLimit: Money;
+  /** Null when there are no filed figures to judge by; `reason` says why. */
+  readonly creditLimit: Money | null;
+  readonly tradeLimit: Money | null;
+  /** Present when the limits are null. */
+  readonly reason?: { readonly code: NoLimitReason; readonly message: string };
+  /** How the limit was reached, in words (register profiles). */
+  readonly drivers?: readonly string[];
   readonly assessedOn: string;
 }
 

@@ -1,5 +1,12 @@
 import { canonicalJson, type StoredDraft, type StoredFacts } from '../companies/company-store';
-import { BLOCK_NAMES, type BlockName, type CompanyProfile, type ProfileContent, type TradingStatus } from '../companies/profile';
+import {
+  BLOCK_NAMES,
+  type BlockName,
+  type CompanyProfile,
+  type Financials,
+  type ProfileContent,
+  type TradingStatus,
+} from '../companies/profile';
 import { profileOf } from '../companies/stored-profile';
 import { registerCreditCapacity } from './blocks/credit-capacity';
 import { registerSignals } from './blocks/early-signals';
@@ -52,19 +59,21 @@ const snapshotOfProfile = (profile: CompanyProfile) =>
  * included, so importing the same file again, or next month's file where nothing happened, writes
  * nothing.
  */
-export function registerProfile(facts: SnapshotFacts, asOf: string, previous?: CompanyProfile): ProfileContent {
+export function registerProfile(facts: SnapshotFacts, asOf: string, previous?: CompanyProfile, filed?: Financials): ProfileContent {
   const register = previous?.dataSource === 'register' ? previous : undefined;
   const stored = register && snapshotOfProfile(register);
   if (stored && stored > asOf) throw new LaterSnapshotStoredError(stored, asOf);
 
-  const overview = registerOverview(facts, asOf);
+  // Figures come from filed accounts, not from the register's files: they carry forward until newer accounts are read.
+  const financials = filed ?? register?.overview.financials;
+  const overview = registerOverview(facts, asOf, financials);
   const tradingStatus: TradingStatus = {
     ...facts.status,
     provenance: provenanceOf(facts, asOf, TRADING_STATUS_RULE, BLOCK_COLUMNS.tradingStatus),
   };
   const filingBehaviour = registerFilingBehaviour(facts, asOf, register);
-  const riskOfFailure = registerRisk(facts, filingBehaviour, asOf);
-  const creditCapacity = registerCreditCapacity(facts, overview.sizeBand, riskOfFailure, asOf);
+  const riskOfFailure = registerRisk(facts, filingBehaviour, asOf, financials);
+  const creditCapacity = registerCreditCapacity(facts, financials, riskOfFailure, asOf);
   const earlySignals = registerSignals(facts, filingBehaviour, asOf, register);
   const blocks = { overview, tradingStatus, filingBehaviour, riskOfFailure, creditCapacity, earlySignals };
   if (register) {

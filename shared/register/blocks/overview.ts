@@ -1,22 +1,8 @@
-import type { Overview, SizeBand } from '../../companies/profile';
-import { EMPLOYEES_BY_SIZE, maturityAt } from '../bands';
+import type { Financials, Overview } from '../../companies/profile';
+import { maturityAt } from '../bands';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { BLOCK_COLUMNS, provenanceOf } from './provenance';
-
-/** Companies House account categories by the size band they imply; a category missing here says nothing of size. */
-const SIZE_BY_ACCOUNT_CATEGORY: Readonly<Record<string, SizeBand>> = {
-  'MICRO ENTITY': 'micro',
-  DORMANT: 'micro',
-  SMALL: 'small',
-  'TOTAL EXEMPTION SMALL': 'small',
-  'TOTAL EXEMPTION FULL': 'small',
-  'UNAUDITED ABRIDGED': 'small',
-  'AUDITED ABRIDGED': 'small',
-  'PARTIAL EXEMPTION': 'small',
-  MEDIUM: 'medium',
-  FULL: 'large',
-  GROUP: 'large',
-};
+import { employeesBandOf, judgeSize } from './size-band';
 
 /** Forms whose structure takes more to understand: partnerships, overseas companies and entities, public companies. */
 const STRUCTURED_TYPES = new Set([
@@ -34,14 +20,12 @@ const STRUCTURED_TYPES = new Set([
 ]);
 
 /** Stated in full in docs/profile.md, under its id. */
-export const OVERVIEW_RULE = 'register-overview-v1';
+export const OVERVIEW_RULE = 'register-overview-v2';
 
-export function sizeBandOf(facts: SnapshotFacts): SizeBand | null {
-  return facts.accounts.category ? (SIZE_BY_ACCOUNT_CATEGORY[facts.accounts.category] ?? null) : null;
-}
-
-export function registerOverview(facts: SnapshotFacts, asOf: string): Overview {
-  const sizeBand = sizeBandOf(facts);
+/** `financials` are the latest filed accounts' figures Bureau holds for the company, if any. */
+export function registerOverview(facts: SnapshotFacts, asOf: string, financials?: Financials): Overview {
+  const size = judgeSize(financials, facts.accounts.category);
+  const sizeBand = size.band;
   const points =
     (sizeBand === 'large' ? 2 : sizeBand === 'medium' ? 1 : 0) +
     (STRUCTURED_TYPES.has(facts.companyType) ? 1 : 0) +
@@ -58,8 +42,12 @@ export function registerOverview(facts: SnapshotFacts, asOf: string): Overview {
     sizeBand,
     complexity: points === 0 ? 'simple' : points === 1 ? 'moderate' : 'complex',
     maturity: maturityAt(facts.incorporatedOn, asOf),
-    employeesBand: sizeBand ? (EMPLOYEES_BY_SIZE[sizeBand] as string) : null,
+    employeesBand: employeesBandOf(financials),
     ...(facts.previousNames.length > 0 ? { previousNames: facts.previousNames } : {}),
-    provenance: provenanceOf(facts, asOf, OVERVIEW_RULE, BLOCK_COLUMNS.overview),
+    ...(financials ? { financials } : {}),
+    provenance: provenanceOf(facts, asOf, OVERVIEW_RULE, BLOCK_COLUMNS.overview, {
+      'derived.overview.sizeBasis': size.basis,
+      'derived.overview.sizeTest': size.detail,
+    }),
   };
 }

@@ -1,4 +1,4 @@
-import type { FilingBehaviour, RiskOfFailure } from '../../companies/profile';
+import type { FilingBehaviour, Financials, RiskOfFailure } from '../../companies/profile';
 import { daysBetween } from '../calendar';
 import { isReceiverOnCharge } from '../companies-house-bulk';
 import { STREAM_COLUMNS } from '../facts-as-of';
@@ -6,6 +6,7 @@ import { openCasesOf, solventWindingUp } from '../insolvency-cases';
 import type { SnapshotFacts } from '../snapshot-facts';
 import { ENDED_STATUSES, INSOLVENT_STATUSES, isStrikeOffProposed } from '../statuses';
 import { daysOverdue } from './filing-behaviour';
+import { moneyWords } from './money-words';
 import { BLOCK_COLUMNS, provenanceOf } from './provenance';
 
 /** Points of the scorecard, summed from a base; see RISK_RULE and docs/profile.md. */
@@ -21,6 +22,11 @@ export const RISK_POINTS = {
   underOneYear: 10,
   oneToThreeYears: 5,
   dormant: 5,
+  /** From the latest filed accounts. */
+  netLiabilities: 15,
+  currentLiabilitiesAboveCurrentAssets: 10,
+  loss: 10,
+  netAssetsFalling: 5,
   /** A live company never reaches Severe on these facts alone: Severe means failed or failing. */
   liveCap: 84,
   voluntaryArrangement: 75,
@@ -31,12 +37,45 @@ export const RISK_POINTS = {
 } as const;
 
 /** Stated in full in docs/profile.md, under its id. */
-export const RISK_RULE = 'bureau-risk-scorecard-v1';
+export const RISK_RULE = 'bureau-risk-scorecard-v2';
 
 const levelOf = (score: number): RiskOfFailure['level'] =>
   score >= 85 ? 'Severe' : score >= 55 ? 'High' : score >= 30 ? 'Moderate' : 'Low';
 
-export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf: string): RiskOfFailure {
+/** The drivers the latest filed accounts give, each with its points; none without figures. */
+export function financialDrivers(financials: Financials | undefined): { points: number; words: string }[] {
+  if (!financials) return [];
+  const drivers: { points: number; words: string }[] = [];
+  const { netAssets, currentAssets, creditorsDueWithinOneYear: creditors, profitOrLoss, prior, periodEnd } = financials;
+  if (netAssets && netAssets.amountMinor < 0) {
+    drivers.push({
+      points: RISK_POINTS.netLiabilities,
+      words: `Liabilities exceed assets: net assets of ${moneyWords(netAssets)} at ${periodEnd}`,
+    });
+  }
+  if (currentAssets && creditors && currentAssets.currency === creditors.currency && creditors.amountMinor > currentAssets.amountMinor) {
+    drivers.push({
+      points: RISK_POINTS.currentLiabilitiesAboveCurrentAssets,
+      words: `Creditors due within a year (${moneyWords(creditors)}) exceed current assets (${moneyWords(currentAssets)}) at ${periodEnd}`,
+    });
+  }
+  if (profitOrLoss && profitOrLoss.amountMinor < 0) {
+    drivers.push({
+      points: RISK_POINTS.loss,
+      words: `A loss of ${moneyWords({ ...profitOrLoss, amountMinor: -profitOrLoss.amountMinor })} for the period to ${periodEnd}`,
+    });
+  }
+  const before = prior?.netAssets;
+  if (netAssets && before && before.currency === netAssets.currency && netAssets.amountMinor < before.amountMinor) {
+    drivers.push({
+      points: RISK_POINTS.netAssetsFalling,
+      words: `Net assets fell from ${moneyWords(before)} at ${prior.periodEnd} to ${moneyWords(netAssets)} at ${periodEnd}`,
+    });
+  }
+  return drivers;
+}
+
+export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf: string, financials?: Financials): RiskOfFailure {
   const status = facts.status;
   const drivers: { points: number; words: string }[] = [];
   let score: number;
@@ -84,6 +123,7 @@ export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf
     if (ageDays < 365) add(RISK_POINTS.underOneYear, 'Incorporated less than a year ago');
     else if (ageDays < 3 * 365) add(RISK_POINTS.oneToThreeYears, 'Incorporated less than three years ago');
     if (status.status === 'dormant') add(RISK_POINTS.dormant, 'Dormant: not trading');
+    drivers.push(...financialDrivers(financials));
     score = Math.min(RISK_POINTS.liveCap, RISK_POINTS.base + drivers.reduce((sum, driver) => sum + driver.points, 0));
   }
   const words = drivers.sort((a, b) => b.points - a.points).map((driver) => driver.words);
@@ -91,9 +131,13 @@ export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf
     level: levelOf(score),
     score,
     assessedOn: asOf,
-    drivers: words.length > 0 ? words : ['No adverse indicators in the register'],
+    drivers:
+      words.length > 0
+        ? words
+        : [financials ? 'No adverse indicators in the register or the latest filed accounts' : 'No adverse indicators in the register'],
     provenance: provenanceOf(facts, asOf, RISK_RULE, BLOCK_COLUMNS.riskOfFailure, {
       'derived.filingBehaviour.lateFilingsLast5Years': String(filing.lateFilingsLast5Years),
+      'derived.overview.financials.periodEnd': financials?.periodEnd ?? null,
     }),
   };
 }

@@ -46,7 +46,6 @@ export function goneProfile(current: CompanyProfile, asOf: string): ProfileConte
     });
   }
   const { version: _version, updatedAt: _updatedAt, ...content } = current;
-  const currency = current.jurisdiction === 'GB' ? 'GBP' : 'EUR';
   return {
     ...content,
     tradingStatus: { status: 'removed', registerStatus: 'Not in the register snapshot', since: asOf, provenance },
@@ -64,7 +63,14 @@ export function goneProfile(current: CompanyProfile, asOf: string): ProfileConte
       drivers: ['No longer on the register (dissolved or removed)'],
       provenance,
     },
-    creditCapacity: { creditLimit: { amountMinor: 0, currency }, tradeLimit: { amountMinor: 0, currency }, assessedOn: asOf, provenance },
+    creditCapacity: {
+      creditLimit: null,
+      tradeLimit: null,
+      reason: { code: 'ended', message: 'No longer on the register (dissolved or removed): no credit can be extended' },
+      drivers: ['No longer on the register (dissolved or removed): no credit can be extended'],
+      assessedOn: asOf,
+      provenance,
+    },
     earlySignals: { signals, provenance },
   };
 }

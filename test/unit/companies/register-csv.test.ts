@@ -58,7 +58,7 @@ describe('readRegisterCsv over the real register sample', () => {
       },
       tradingStatus: { status: 'active', registerStatus: 'Active', since: '2024-01-02' },
     });
-    expect(profile.creditCapacity.creditLimit.currency).toBe('GBP');
+    expect(profile.creditCapacity.creditLimit?.currency).toBe('GBP');
   });
 });
 

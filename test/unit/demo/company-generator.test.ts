@@ -41,7 +41,7 @@ describe('generateIrishCompanies', () => {
       expect(profile.name).toMatch(IE_SUFFIXES_BY_TYPE[profile.overview.companyType] ?? /^$/);
       expect(normalizeName(profile.name)).not.toBe('');
       expect(profile).toMatchObject({ jurisdiction: 'IE', dataSource: 'demo' });
-      expect(profile.creditCapacity.creditLimit.currency).toBe('EUR');
+      expect(profile.creditCapacity.creditLimit?.currency).toBe('EUR');
       expect(profile.overview.sicCodes.every((code) => /^\d{4}$/.test(code))).toBe(true);
     }
     expect(new Set(profiles.map((profile) => profile.overview.companyType))).toEqual(new Set(['ltd', 'dac', 'plc', 'clg', 'ulc']));
@@ -85,7 +85,7 @@ describe('generateBritishCompanies', () => {
     const first = [...generateBritishCompanies(300, 5)];
 
     expect([...generateBritishCompanies(300, 5)]).toEqual(first);
-    expect(first.every((profile) => profile.jurisdiction === 'GB' && profile.creditCapacity.creditLimit.currency === 'GBP')).toBe(true);
+    expect(first.every((profile) => profile.jurisdiction === 'GB' && profile.creditCapacity.creditLimit?.currency === 'GBP')).toBe(true);
   });
 
   it('is what generateCompanies gives for GB, as the Irish generator is for IE', () => {

@@ -131,8 +131,8 @@ describe('deriveDemoBlocks', () => {
     for (const profile of population()) {
       const { riskOfFailure: risk, creditCapacity: credit, filingBehaviour: filing, earlySignals, tradingStatus } = profile;
       const where = `${profile.jurisdiction} ${profile.companyNumber}`;
-      expect(credit.tradeLimit.amountMinor, where).toBeLessThanOrEqual(credit.creditLimit.amountMinor);
-      if (risk.level === 'Severe') expect(credit.creditLimit.amountMinor, where).toBe(0);
+      expect(credit.tradeLimit?.amountMinor ?? -1, where).toBeLessThanOrEqual(credit.creditLimit?.amountMinor ?? -1);
+      if (risk.level === 'Severe') expect(credit.creditLimit?.amountMinor, where).toBe(0);
       expect(risk.level === 'Severe', where).toBe(risk.score >= 85);
       if (['dissolved', 'liquidation', 'receivership', 'administration'].includes(tradingStatus.status))
         expect(risk.level, where).toBe('Severe');

@@ -22,7 +22,7 @@ const EDITS: Record<Block, (profile: CompanyProfile) => CompanyProfile> = {
     ...p,
     creditCapacity: {
       ...p.creditCapacity,
-      creditLimit: { ...p.creditCapacity.creditLimit, amountMinor: p.creditCapacity.creditLimit.amountMinor + 1 },
+      creditLimit: { currency: 'GBP', amountMinor: (p.creditCapacity.creditLimit?.amountMinor ?? 0) + 1 },
     },
   }),
 };

@@ -53,11 +53,14 @@ export interface ApiSchemas {
   DeliveryId: DeliveryId;
   EarlySignal: EarlySignal;
   EventsPage: EventsPage;
+  FiledAmount: FiledAmount;
+  Financials: Financials;
   GatewayError: GatewayError;
   JsonWebKeySet: JsonWebKeySet;
   Money: Money;
   NewSubscription: NewSubscription;
   OAuthError: OAuthError;
+  PeriodFinancials: PeriodFinancials;
   Problem: Problem;
   Profile: Profile;
   ProfileCreditCapacity: ProfileCreditCapacity;
@@ -190,6 +193,109 @@ export interface EventsPage {
    * Where the next page starts; null on the last page. Opaque: send it back unchanged.
    */
   nextCursor: string | null;
+}
+/**
+ * An amount as filed, in minor units of the filing's currency (pence for GBP); negative for a loss or net liabilities.
+ */
+export interface FiledAmount {
+  /**
+   * The amount in minor units; negative for a loss or net liabilities, as the filing signs it.
+   */
+  amountMinor: number;
+  /**
+   * ISO 4217 code of the filing's unit.
+   */
+  currency: string;
+}
+/**
+ * The latest filed accounts Bureau has read for the company (GB: Companies House's Accounts Data Product). Only what the filing gives; a figure it does not give is absent, never estimated.
+ */
+export interface Financials {
+  /**
+   * First day of the period; null when the filing gives no duration for it.
+   */
+  periodStart: string | null;
+  /**
+   * Last day of the period: the balance-sheet date.
+   */
+  periodEnd: string;
+  /**
+   * The average number of employees in the period, as filed.
+   */
+  employees?: number;
+  turnover?: FiledAmount;
+  profitOrLoss?: FiledAmount;
+  netAssets?: FiledAmount;
+  totalAssetsLessCurrentLiabilities?: FiledAmount;
+  currentAssets?: FiledAmount;
+  creditorsDueWithinOneYear?: FiledAmount;
+  cash?: FiledAmount;
+  fixedAssets?: FiledAmount;
+  /**
+   * The kind of accounts, as the filing declares it; null when it does not.
+   */
+  accountsType: 'dormant' | 'micro-entity' | 'small' | 'full' | null;
+  prior?: PeriodFinancials;
+  /**
+   * Where the figures were read.
+   */
+  provenance: {
+    /**
+     * Companies House's Accounts Data Product (the daily and monthly files of accounts filed electronically), or a local runtime's demo accounts (generated, never the register).
+     */
+    source: 'companies-house-accounts-data' | 'bureau-local-accounts';
+    /**
+     * The file the filing was read from, e.g. Accounts_Bulk_Data-2026-11-27.zip.
+     */
+    archive: string;
+    /**
+     * The filing's entry in that file, e.g. Prod223_3384_09355500_20221231.html.
+     */
+    entry: string;
+    /**
+     * The filing's format: inline XBRL (XHTML) or XBRL.
+     */
+    format: 'ixbrl' | 'xbrl';
+    /**
+     * For each figure given, `<period>.<figure>` (current.netAssets, prior.employees, …), the facts it was read from: the concept as the document names it and the context.
+     */
+    figures: {
+      /**
+       * @maxItems 10
+       */
+      [k: string]:
+        | {
+            concept: string;
+            contextId: string;
+          }[]
+        | undefined;
+    };
+  };
+}
+/**
+ * One period's figures as filed; a figure the filing does not give is absent, never estimated.
+ */
+export interface PeriodFinancials {
+  /**
+   * First day of the period; null when the filing gives no duration for it.
+   */
+  periodStart: string | null;
+  /**
+   * Last day of the period: the balance-sheet date.
+   */
+  periodEnd: string;
+  /**
+   * The average number of employees in the period, as filed.
+   */
+  employees?: number;
+  turnover?: FiledAmount;
+  profitOrLoss?: FiledAmount;
+  netAssets?: FiledAmount;
+  totalAssetsLessCurrentLiabilities?: FiledAmount;
+  currentAssets?: FiledAmount;
+  creditorsDueWithinOneYear?: FiledAmount;
+  cash?: FiledAmount;
+  fixedAssets?: FiledAmount;
 }
 /**
  * The API gateway's own answer, before any of Bureau's code runs: the cause is never shown.
@@ -346,7 +452,7 @@ export interface ProfileOverview {
    */
   registeredOffice: string | null;
   /**
-   * Size band in the sense of the statutory accounting thresholds (turnover, balance sheet total, employees). On register profiles, from the category of the latest accounts; null when they do not tell (none filed yet, or a category that says nothing of size).
+   * Size band by the statutory test (Companies Act 2006 ss. 382–384 and 465–467, thresholds as amended from 6 April 2025): the smallest band two of whose limits (turnover, balance-sheet total, average employees) the latest filed figures are within. Where the figures cannot tell, from the kind of accounts the filing declares; with no figures, from the register's category of the latest accounts; null when none of these tells (full or group accounts say nothing of size). The overview's provenance names the basis (derived.overview.sizeBasis).
    */
   sizeBand: 'micro' | 'small' | 'medium' | 'large' | null;
   /**
@@ -358,7 +464,7 @@ export interface ProfileOverview {
    */
   maturity: 'new' | 'young' | 'established' | 'mature';
   /**
-   * Band of the number of employees. On register profiles, the employee threshold of the size band; null when the size band is.
+   * Band of the average number of employees the latest filed accounts report; null when they report none.
    */
   employeesBand: '0-9' | '10-49' | '50-249' | '250+' | null;
   provenance?: Provenance;
@@ -377,6 +483,7 @@ export interface ProfileOverview {
      */
     changedOn: string | null;
   }[];
+  financials?: Financials;
 }
 /**
  * Where a block's values come from, on profiles whose dataSource is 'register': the register file, the snapshot date, the rule (docs/profile.md states each in full) and the register facts the rule read. A block whose derived values do not change keeps its provenance, asOf included, from the snapshot that first gave them.
@@ -495,11 +602,36 @@ export interface ProfileRiskOfFailure {
   provenance?: Provenance;
 }
 /**
- * How much credit the company can be given. A profile.changed event names this block when either limit changes.
+ * How much credit the company can be given, judged from its latest filed accounts' figures and its risk level (docs/profile.md, bureau-credit-model-v2). Without figures there is no limit: both limits are null and reason says why. A profile.changed event names this block when either limit changes.
  */
 export interface ProfileCreditCapacity {
-  creditLimit: Money;
-  tradeLimit: Money;
+  /**
+   * The most credit recommended in total, across all suppliers' terms with this company at one time; null when there are no filed figures to judge by (reason says why).
+   */
+  creditLimit: Money | null;
+  /**
+   * The most recommended for one supplier's open trade credit; never above creditLimit; null when creditLimit is.
+   */
+  tradeLimit: Money | null;
+  /**
+   * Why there is no limit; present exactly when the limits are null.
+   */
+  reason?: {
+    /**
+     * no_filed_accounts: Bureau holds no filed figures to judge by (for every Irish company: the CRO publishes none); dormant: the company does not trade; ended: dissolved, closed or removed; figures_in_other_currency: the accounts are filed in a currency other than pounds or euros.
+     */
+    code: 'no_filed_accounts' | 'dormant' | 'ended' | 'figures_in_other_currency';
+    /**
+     * The reason in words.
+     */
+    message: string;
+  };
+  /**
+   * How the limit was reached (or why there is none), in words: the figures it was built from, any cap, and the risk factor.
+   *
+   * @maxItems 12
+   */
+  drivers?: string[];
   /**
    * Date of the assessment.
    */

@@ -53,7 +53,10 @@ describe('registerProfile', () => {
   it('derives each block by its documented rule', async () => {
     const { mayProfiles } = await mayAndJune();
     const acme = mayProfiles.get('09446231');
-    expect(acme?.overview).toMatchObject({ sizeBand: 'micro', employeesBand: '0-9', maturity: 'established', complexity: 'simple' });
+    // No filed figures: the size is the register's accounts category's, and no employees band is made up.
+    expect(acme?.overview).toMatchObject({ sizeBand: 'micro', employeesBand: null, maturity: 'established', complexity: 'simple' });
+    expect(acme?.overview.provenance?.facts['derived.overview.sizeBasis']).toBe('register-accounts-category');
+    expect(acme?.creditCapacity).toMatchObject({ creditLimit: null, tradeLimit: null, reason: { code: 'no_filed_accounts' } });
     expect(acme?.filingBehaviour).toMatchObject({
       consistency: 'consistent',
       accountsOverdue: false,
@@ -61,13 +64,10 @@ describe('registerProfile', () => {
       lastAccountsMadeUpTo: '2023-02-28',
     });
     expect(acme?.riskOfFailure).toMatchObject({ level: 'Low', score: 10, drivers: ['No adverse indicators in the register'] });
-    expect(acme?.creditCapacity).toMatchObject({
-      creditLimit: { amountMinor: 1_000_000, currency: 'GBP' },
-      tradeLimit: { amountMinor: 400_000 },
-    });
 
     const oldMill = mayProfiles.get('01234567');
-    expect(oldMill?.overview).toMatchObject({ sizeBand: 'large', complexity: 'complex' });
+    // FULL accounts say nothing of size: any company may file them.
+    expect(oldMill?.overview).toMatchObject({ sizeBand: null, complexity: 'complex' });
 
     const gone = mayProfiles.get('07654321');
     expect(gone?.tradingStatus.status).toBe('dormant');
@@ -81,7 +81,7 @@ describe('registerProfile', () => {
 
     const northern = mayProfiles.get('OC400001');
     expect(northern?.riskOfFailure).toMatchObject({ level: 'Severe', score: 95 });
-    expect(northern?.creditCapacity.creditLimit.amountMinor).toBe(0);
+    expect(northern?.creditCapacity).toMatchObject({ creditLimit: null, tradeLimit: null, reason: { code: 'no_filed_accounts' } });
 
     const lough = mayProfiles.get('NI012345');
     expect(lough?.tradingStatus.status).toBe('active');
@@ -90,7 +90,7 @@ describe('registerProfile', () => {
     const cic = mayProfiles.get('15400001');
     expect(cic?.overview).toMatchObject({ sizeBand: null, employeesBand: null, maturity: 'new' });
     expect(cic?.filingBehaviour.consistency).toBe('no_history');
-    expect(cic?.creditCapacity.creditLimit.amountMinor).toBe(500_000);
+    expect(cic?.creditCapacity).toMatchObject({ creditLimit: null, reason: { code: 'no_filed_accounts' } });
   });
 
   it('turns the next snapshot into exactly the changes it shows, keeping what did not change as it was', async () => {

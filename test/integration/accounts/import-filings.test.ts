@@ -1,0 +1,196 @@
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import yazl from 'yazl';
+import { type FilingOutcome, readAccountsZip, readFiling } from '../../../shared/accounts';
+import { importAccountFilings } from '../../../shared/accounts/import/import-filings';
+import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { validateProfileContent } from '../../../shared/companies/profile-validation';
+import { profileKey } from '../../../shared/companies/search-index';
+import type { StoredProfile } from '../../../shared/companies/stored-profile';
+import { importProfiles } from '../../../shared/register/import/import';
+import { openImportFile } from '../../../shared/register/import/import-sources';
+import { companiesTable } from '../../../shared/storage/tables';
+import { BULK_HEADER, type BulkCompany, bulkRow } from '../../../tools/register-files';
+import { createTestTables, type TestTables } from '../../support/dynamo';
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures/accounts');
+const workDir = mkdtempSync(join(tmpdir(), 'bureau-accounts-'));
+const DAILY = 'Accounts_Bulk_Data-2023-03-02.zip';
+
+let tables: TestTables;
+let store: DynamoCompanyStore;
+
+beforeEach(async () => {
+  tables = await createTestTables([{ ...companiesTable, stream: undefined }]);
+  store = new DynamoCompanyStore(tables.doc, tables.names.companies as string);
+});
+
+const HELD: BulkCompany[] = [
+  {
+    name: 'FULL FIGURES LIMITED',
+    number: '08119445',
+    category: 'Private Limited Company',
+    status: 'Active',
+    incorporatedOn: '2012-06-25',
+    accountCategory: 'FULL',
+    accountsLastMadeUp: '2020-12-31',
+  },
+  {
+    name: 'SHORT OF CASH LTD',
+    number: '14033910',
+    category: 'Private Limited Company',
+    status: 'Active',
+    incorporatedOn: '2022-04-07',
+    accountCategory: 'MICRO ENTITY',
+    accountsLastMadeUp: '2022-08-31',
+  },
+  {
+    name: 'QUIET HOLDINGS LIMITED',
+    number: '14068295',
+    category: 'Private Limited Company',
+    status: 'Active',
+    incorporatedOn: '2022-04-26',
+    accountCategory: 'DORMANT',
+    accountsLastMadeUp: '2022-12-31',
+  },
+];
+
+/** The held companies as a register snapshot, imported as the register import does. */
+async function holdCompanies(asOf = '2023-03-01') {
+  const path = join(workDir, `BasicCompanyData-${asOf}-part1_1.csv`);
+  writeFileSync(path, `${BULK_HEADER}\n${HELD.map(bulkRow).join('\n')}\n`);
+  await importProfiles((await openImportFile(path)).records, store);
+}
+
+/** A daily file of every real filing in the fixtures, and one entry that is not a filing. */
+async function dailyFile(): Promise<string> {
+  const path = join(workDir, DAILY);
+  const zip = new yazl.ZipFile();
+  for (const folder of ['filings', 'anomalies']) {
+    for (const name of readdirSync(join(FIXTURES, folder))) zip.addBuffer(readFileSync(join(FIXTURES, folder, name)), name);
+  }
+  zip.end();
+  await new Promise<void>((resolve, reject) => zip.outputStream.pipe(createWriteStream(path)).on('close', resolve).on('error', reject));
+  return path;
+}
+
+const storedItem = async (number: string) =>
+  (await tables.doc.send(new GetCommand({ TableName: tables.names.companies, Key: profileKey('GB', number) }))).Item as StoredProfile & {
+    registerSnapshot?: string;
+  };
+
+async function* only(...outcomes: FilingOutcome[]) {
+  yield* outcomes;
+}
+
+const filingOf = (name: string): FilingOutcome => readFiling(name, readFileSync(join(FIXTURES, 'filings', name)));
+
+describe('importing a daily file of filed accounts into DynamoDB Local', () => {
+  it('stores the figures of held companies, counts the rest, and judges size, credit and risk from them', async () => {
+    await holdCompanies();
+    const progress: number[] = [];
+    const report = await importAccountFilings(readAccountsZip(await dailyFile()), store, {
+      archive: DAILY,
+      feed: 'companies-house-accounts-data',
+      onProgress: (sofar) => progress.push(sofar.filingsRead),
+    });
+
+    expect(report).toMatchObject({ filingsRead: 18, companiesUpdated: 3, unchanged: 0, notHeld: 14, rejected: 1 });
+    expect(report.rejects).toEqual([
+      { entryName: 'Prod224_0088_11426842_20200630.xml', reason: expect.stringMatching(/neither XHTML nor XML/) },
+    ]);
+    expect(progress.at(-1)).toBe(18);
+
+    const full = await storedItem('08119445');
+    expect(full).toMatchObject({
+      version: 2,
+      registerSnapshot: '2023-03-01',
+      overview: {
+        sizeBand: 'small',
+        employeesBand: '50-249',
+        financials: { periodEnd: '2020-12-31', netAssets: { amountMinor: 293_502_600 }, provenance: { archive: DAILY } },
+      },
+      creditCapacity: { creditLimit: { amountMinor: 290_000_00, currency: 'GBP' } },
+    });
+    const {
+      version: _v,
+      updatedAt: _u,
+      ...content
+    } = await store.get('GB', '08119445').then((profile) => profile as NonNullable<typeof profile>);
+    expect(validateProfileContent(content).ok).toBe(true);
+
+    const short = await storedItem('14033910');
+    expect(short.riskOfFailure.drivers).toContain('Liabilities exceed assets: net assets of -£577 at 2022-08-31');
+    expect(short.creditCapacity.creditLimit).toEqual({ amountMinor: 0, currency: 'GBP' });
+    expect((await storedItem('14068295')).creditCapacity).toMatchObject({ creditLimit: null, reason: { code: 'dormant' } });
+  });
+
+  it('changes nothing when the same file, or the same filings in the month’s file, are read again', async () => {
+    await holdCompanies();
+    const path = await dailyFile();
+    await importAccountFilings(readAccountsZip(path), store, { archive: DAILY, feed: 'companies-house-accounts-data' });
+    const again = await importAccountFilings(readAccountsZip(path), store, { archive: DAILY, feed: 'companies-house-accounts-data' });
+    const monthly = await importAccountFilings(readAccountsZip(path), store, {
+      archive: 'Accounts_Monthly_Data-March2023.zip',
+      feed: 'companies-house-accounts-data',
+    });
+    for (const report of [again, monthly]) expect(report).toMatchObject({ companiesUpdated: 0, unchanged: 3, notHeld: 14, rejected: 1 });
+    expect((await storedItem('08119445')).version).toBe(2);
+  });
+
+  it('never replaces figures with an earlier period’s, and takes amended figures for the same period from a later file', async () => {
+    await holdCompanies();
+    const latest = filingOf('Prod223_2911_08119445_20201231.html');
+    if (!latest.ok) throw new Error(latest.reason);
+    await importAccountFilings(only(latest), store, { archive: DAILY, feed: 'companies-house-accounts-data' });
+
+    const earlier: FilingOutcome = {
+      ok: true,
+      filing: {
+        ...latest.filing,
+        periodEnd: '2019-12-31',
+        balanceSheetDate: '2019-12-31',
+        current: { ...latest.filing.current, periodEnd: '2019-12-31' },
+      },
+    };
+    expect(
+      await importAccountFilings(only(earlier), store, {
+        archive: 'Accounts_Bulk_Data-2023-03-09.zip',
+        feed: 'companies-house-accounts-data',
+      }),
+    ).toMatchObject({ unchanged: 1 });
+
+    const amended: FilingOutcome = {
+      ok: true,
+      filing: { ...latest.filing, current: { ...latest.filing.current, employees: { count: 250, provenance: [] } } },
+    };
+    expect(
+      await importAccountFilings(only(amended), store, {
+        archive: 'Accounts_Bulk_Data-2023-03-01.zip',
+        feed: 'companies-house-accounts-data',
+      }),
+    ).toMatchObject({ unchanged: 1 });
+    expect(
+      await importAccountFilings(only(amended), store, {
+        archive: 'Accounts_Bulk_Data-2023-03-09.zip',
+        feed: 'companies-house-accounts-data',
+      }),
+    ).toMatchObject({ companiesUpdated: 1 });
+    expect((await storedItem('08119445')).overview).toMatchObject({ employeesBand: '250+', financials: { employees: 250 } });
+  });
+
+  it('keeps the figures through the next register snapshot', async () => {
+    await holdCompanies();
+    await importAccountFilings(only(filingOf('Prod223_2911_08119445_20201231.html')), store, {
+      archive: DAILY,
+      feed: 'companies-house-accounts-data',
+    });
+    await holdCompanies('2023-04-01');
+    const item = await storedItem('08119445');
+    expect(item).toMatchObject({ registerSnapshot: '2023-04-01', overview: { financials: { periodEnd: '2020-12-31' } } });
+    expect(item.creditCapacity.creditLimit).toEqual({ amountMinor: 290_000_00, currency: 'GBP' });
+  });
+});
