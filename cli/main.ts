@@ -7,6 +7,7 @@ import { DeliveryNotFoundError, InvalidAttemptCursorError } from '../shared/webh
 import { SubscriptionLimitError, SubscriptionNotFoundError } from '../shared/webhooks/subscription';
 import { InvalidSubscriptionError, NothingToChangeError } from '../shared/webhooks/subscriptions';
 import { EmailTakenError } from '../shared/workspace/people';
+import { registerAccountsCommands } from './commands/accounts';
 import { registerClientCommands } from './commands/clients';
 import { registerCompanyCommands } from './commands/companies';
 import { registerDrillCommand } from './commands/drill';
@@ -67,6 +68,7 @@ Examples:
   // Each group registers itself here; subcommands inherit the output and exit settings above.
   registerClientCommands(program, context);
   registerCompanyCommands(program, context);
+  registerAccountsCommands(program, context);
   registerKeyCommands(program, context);
   registerWebhookCommands(program, context);
   registerDeliveryCommands(program, context);

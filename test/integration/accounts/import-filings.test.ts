@@ -1,22 +1,18 @@
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import yazl from 'yazl';
 import { type FilingOutcome, readAccountsZip, readFiling } from '../../../shared/accounts';
 import { importAccountFilings } from '../../../shared/accounts/import/import-filings';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { validateProfileContent } from '../../../shared/companies/profile-validation';
 import { profileKey } from '../../../shared/companies/search-index';
 import type { StoredProfile } from '../../../shared/companies/stored-profile';
-import { importProfiles } from '../../../shared/register/import/import';
-import { openImportFile } from '../../../shared/register/import/import-sources';
 import { companiesTable } from '../../../shared/storage/tables';
-import { BULK_HEADER, type BulkCompany, bulkRow } from '../../../tools/register-files';
 import { createTestTables, type TestTables } from '../../support/dynamo';
+import { ACCOUNTS_FIXTURES, dailyAccountsFile, holdCompanies } from '../../support/filed-accounts';
 
-const FIXTURES = join(import.meta.dirname, '../../fixtures/accounts');
 const workDir = mkdtempSync(join(tmpdir(), 'bureau-accounts-'));
 const DAILY = 'Accounts_Bulk_Data-2023-03-02.zip';
 
@@ -28,55 +24,6 @@ beforeEach(async () => {
   store = new DynamoCompanyStore(tables.doc, tables.names.companies as string);
 });
 
-const HELD: BulkCompany[] = [
-  {
-    name: 'FULL FIGURES LIMITED',
-    number: '08119445',
-    category: 'Private Limited Company',
-    status: 'Active',
-    incorporatedOn: '2012-06-25',
-    accountCategory: 'FULL',
-    accountsLastMadeUp: '2020-12-31',
-  },
-  {
-    name: 'SHORT OF CASH LTD',
-    number: '14033910',
-    category: 'Private Limited Company',
-    status: 'Active',
-    incorporatedOn: '2022-04-07',
-    accountCategory: 'MICRO ENTITY',
-    accountsLastMadeUp: '2022-08-31',
-  },
-  {
-    name: 'QUIET HOLDINGS LIMITED',
-    number: '14068295',
-    category: 'Private Limited Company',
-    status: 'Active',
-    incorporatedOn: '2022-04-26',
-    accountCategory: 'DORMANT',
-    accountsLastMadeUp: '2022-12-31',
-  },
-];
-
-/** The held companies as a register snapshot, imported as the register import does. */
-async function holdCompanies(asOf = '2023-03-01') {
-  const path = join(workDir, `BasicCompanyData-${asOf}-part1_1.csv`);
-  writeFileSync(path, `${BULK_HEADER}\n${HELD.map(bulkRow).join('\n')}\n`);
-  await importProfiles((await openImportFile(path)).records, store);
-}
-
-/** A daily file of every real filing in the fixtures, and one entry that is not a filing. */
-async function dailyFile(): Promise<string> {
-  const path = join(workDir, DAILY);
-  const zip = new yazl.ZipFile();
-  for (const folder of ['filings', 'anomalies']) {
-    for (const name of readdirSync(join(FIXTURES, folder))) zip.addBuffer(readFileSync(join(FIXTURES, folder, name)), name);
-  }
-  zip.end();
-  await new Promise<void>((resolve, reject) => zip.outputStream.pipe(createWriteStream(path)).on('close', resolve).on('error', reject));
-  return path;
-}
-
 const storedItem = async (number: string) =>
   (await tables.doc.send(new GetCommand({ TableName: tables.names.companies, Key: profileKey('GB', number) }))).Item as StoredProfile & {
     registerSnapshot?: string;
@@ -86,13 +33,13 @@ async function* only(...outcomes: FilingOutcome[]) {
   yield* outcomes;
 }
 
-const filingOf = (name: string): FilingOutcome => readFiling(name, readFileSync(join(FIXTURES, 'filings', name)));
+const filingOf = (name: string): FilingOutcome => readFiling(name, readFileSync(join(ACCOUNTS_FIXTURES, 'filings', name)));
 
 describe('importing a daily file of filed accounts into DynamoDB Local', () => {
   it('stores the figures of held companies, counts the rest, and judges size, credit and risk from them', async () => {
-    await holdCompanies();
+    await holdCompanies(store, workDir);
     const progress: number[] = [];
-    const report = await importAccountFilings(readAccountsZip(await dailyFile()), store, {
+    const report = await importAccountFilings(readAccountsZip(await dailyAccountsFile(workDir)), store, {
       archive: DAILY,
       feed: 'companies-house-accounts-data',
       onProgress: (sofar) => progress.push(sofar.filingsRead),
@@ -129,8 +76,8 @@ describe('importing a daily file of filed accounts into DynamoDB Local', () => {
   });
 
   it('changes nothing when the same file, or the same filings in the month’s file, are read again', async () => {
-    await holdCompanies();
-    const path = await dailyFile();
+    await holdCompanies(store, workDir);
+    const path = await dailyAccountsFile(workDir);
     await importAccountFilings(readAccountsZip(path), store, { archive: DAILY, feed: 'companies-house-accounts-data' });
     const again = await importAccountFilings(readAccountsZip(path), store, { archive: DAILY, feed: 'companies-house-accounts-data' });
     const monthly = await importAccountFilings(readAccountsZip(path), store, {
@@ -142,7 +89,7 @@ describe('importing a daily file of filed accounts into DynamoDB Local', () => {
   });
 
   it('never replaces figures with an earlier period’s, and takes amended figures for the same period from a later file', async () => {
-    await holdCompanies();
+    await holdCompanies(store, workDir);
     const latest = filingOf('Prod223_2911_08119445_20201231.html');
     if (!latest.ok) throw new Error(latest.reason);
     await importAccountFilings(only(latest), store, { archive: DAILY, feed: 'companies-house-accounts-data' });
@@ -183,12 +130,12 @@ describe('importing a daily file of filed accounts into DynamoDB Local', () => {
   });
 
   it('keeps the figures through the next register snapshot', async () => {
-    await holdCompanies();
+    await holdCompanies(store, workDir);
     await importAccountFilings(only(filingOf('Prod223_2911_08119445_20201231.html')), store, {
       archive: DAILY,
       feed: 'companies-house-accounts-data',
     });
-    await holdCompanies('2023-04-01');
+    await holdCompanies(store, workDir, '2023-04-01');
     const item = await storedItem('08119445');
     expect(item).toMatchObject({ registerSnapshot: '2023-04-01', overview: { financials: { periodEnd: '2020-12-31' } } });
     expect(item.creditCapacity.creditLimit).toEqual({ amountMinor: 290_000_00, currency: 'GBP' });

@@ -2,17 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readFiling } from '../../../shared/accounts';
-import { financialsOf } from '../../../shared/accounts/import/financials-of-filing';
-import type { Financials } from '../../../shared/companies/profile';
-import { validateProfileContent } from '../../../shared/companies/profile-validation';
-import { judgeSize } from '../../../shared/register/blocks/size-band';
-import { registerProfile } from '../../../shared/register/register-profile';
-import type { SnapshotFacts } from '../../../shared/register/snapshot-facts';
-import { readSnapshot } from '../../../shared/register/snapshot-reader';
-import { BULK_HEADER, type BulkCompany, bulkRow } from '../../../tools/register-files';
+import { readFiling } from '../../../../shared/accounts';
+import { financialsOf } from '../../../../shared/accounts/import/financials-of-filing';
+import type { Financials } from '../../../../shared/companies/profile';
+import { validateProfileContent } from '../../../../shared/companies/profile-validation';
+import { judgeSize } from '../../../../shared/register/blocks/size-band';
+import { registerProfile } from '../../../../shared/register/register-profile';
+import type { SnapshotFacts } from '../../../../shared/register/snapshot-facts';
+import { readSnapshot } from '../../../../shared/register/snapshot-reader';
+import { BULK_HEADER, type BulkCompany, bulkRow } from '../../../../tools/register-files';
 
-const FILINGS = join(import.meta.dirname, '../../fixtures/accounts/filings');
+const FILINGS = join(import.meta.dirname, '../../../fixtures/accounts/filings');
 
 /** The figures of a real filing, as the profile records them. */
 function filed(entryName: string): Financials {
