@@ -37,7 +37,12 @@ export const RISK_POINTS = {
 } as const;
 
 /** Stated in full in docs/profile.md, under its id. */
-export const RISK_RULE = 'bureau-risk-scorecard-v2';
+export const RISK_RULE = 'bureau-risk-scorecard-v1';
+/**
+ * v1 with the drivers of filed accounts. Without figures it derives exactly what v1 did, so a profile
+ * without them keeps v1's id: a new id would announce a change of every company's risk.
+ */
+export const RISK_RULE_WITH_FIGURES = 'bureau-risk-scorecard-v2';
 
 const levelOf = (score: number): RiskOfFailure['level'] =>
   score >= 85 ? 'Severe' : score >= 55 ? 'High' : score >= 30 ? 'Moderate' : 'Low';
@@ -135,9 +140,9 @@ export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf
       words.length > 0
         ? words
         : [financials ? 'No adverse indicators in the register or the latest filed accounts' : 'No adverse indicators in the register'],
-    provenance: provenanceOf(facts, asOf, RISK_RULE, BLOCK_COLUMNS.riskOfFailure, {
+    provenance: provenanceOf(facts, asOf, financials ? RISK_RULE_WITH_FIGURES : RISK_RULE, BLOCK_COLUMNS.riskOfFailure, {
       'derived.filingBehaviour.lateFilingsLast5Years': String(filing.lateFilingsLast5Years),
-      'derived.overview.financials.periodEnd': financials?.periodEnd ?? null,
+      ...(financials ? { 'derived.overview.financials.periodEnd': financials.periodEnd } : {}),
     }),
   };
 }
