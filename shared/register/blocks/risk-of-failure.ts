@@ -39,8 +39,8 @@ export const RISK_POINTS = {
 /** Stated in full in docs/profile.md, under its id. */
 export const RISK_RULE = 'bureau-risk-scorecard-v1';
 /**
- * v1 with the drivers of filed accounts. Without figures it derives exactly what v1 did, so a profile
- * without them keeps v1's id: a new id would announce a change of every company's risk.
+ * v1 with the drivers of filed accounts. Where the figures add no driver it derives exactly what v1
+ * did, and keeps v1's id: a new id would announce a change of risk where none happened.
  */
 export const RISK_RULE_WITH_FIGURES = 'bureau-risk-scorecard-v2';
 
@@ -83,6 +83,7 @@ export function financialDrivers(financials: Financials | undefined): { points: 
 export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf: string, financials?: Financials): RiskOfFailure {
   const status = facts.status;
   const drivers: { points: number; words: string }[] = [];
+  let figureDrivers: readonly { points: number; words: string }[] = [];
   let score: number;
   if (ENDED_STATUSES.has(status.status)) {
     score = RISK_POINTS.ended;
@@ -128,21 +129,21 @@ export function registerRisk(facts: SnapshotFacts, filing: FilingBehaviour, asOf
     if (ageDays < 365) add(RISK_POINTS.underOneYear, 'Incorporated less than a year ago');
     else if (ageDays < 3 * 365) add(RISK_POINTS.oneToThreeYears, 'Incorporated less than three years ago');
     if (status.status === 'dormant') add(RISK_POINTS.dormant, 'Dormant: not trading');
-    drivers.push(...financialDrivers(financials));
+    figureDrivers = financialDrivers(financials);
+    drivers.push(...figureDrivers);
     score = Math.min(RISK_POINTS.liveCap, RISK_POINTS.base + drivers.reduce((sum, driver) => sum + driver.points, 0));
   }
   const words = drivers.sort((a, b) => b.points - a.points).map((driver) => driver.words);
+  // Figures that add no driver leave the assessment as v1 made it: a risk unchanged is not announced as changed.
+  const figures = figureDrivers.length > 0;
   return {
     level: levelOf(score),
     score,
     assessedOn: asOf,
-    drivers:
-      words.length > 0
-        ? words
-        : [financials ? 'No adverse indicators in the register or the latest filed accounts' : 'No adverse indicators in the register'],
-    provenance: provenanceOf(facts, asOf, financials ? RISK_RULE_WITH_FIGURES : RISK_RULE, BLOCK_COLUMNS.riskOfFailure, {
+    drivers: words.length > 0 ? words : ['No adverse indicators in the register'],
+    provenance: provenanceOf(facts, asOf, figures ? RISK_RULE_WITH_FIGURES : RISK_RULE, BLOCK_COLUMNS.riskOfFailure, {
       'derived.filingBehaviour.lateFilingsLast5Years': String(filing.lateFilingsLast5Years),
-      ...(financials ? { 'derived.overview.financials.periodEnd': financials.periodEnd } : {}),
+      ...(figures ? { 'derived.overview.financials.periodEnd': financials?.periodEnd ?? null } : {}),
     }),
   };
 }

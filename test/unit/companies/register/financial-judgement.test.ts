@@ -116,10 +116,9 @@ describe('a profile with filed figures', () => {
       drivers: ['10% of net assets of £2,935,026 at 2020-12-31'],
     });
     expect(profile.creditCapacity.reason).toBeUndefined();
-    expect(profile.riskOfFailure).toMatchObject({
-      level: 'Low',
-      drivers: ['No adverse indicators in the register or the latest filed accounts'],
-    });
+    // Figures that say nothing adverse leave the risk as the register facts made it, under the same rule.
+    expect(profile.riskOfFailure).toMatchObject({ level: 'Low', drivers: ['No adverse indicators in the register'] });
+    expect(profile.riskOfFailure.provenance?.rule).toBe('bureau-risk-scorecard-v1');
   });
 
   it('adds working capital, and caps the limit at a tenth of a year of turnover', async () => {

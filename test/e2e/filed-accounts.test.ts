@@ -1,0 +1,89 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveLocalTarget } from '../../cli/target';
+import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
+import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { runCli } from '../support/cli';
+import { dailyAccountsFile, holdCompanies } from '../support/filed-accounts';
+import { useTestRuntime } from '../support/runtime';
+import { startWebhookReceiver, untilQuiet, verifiedEvent, type WebhookReceiver } from '../support/webhook-receiver';
+
+/** New filed accounts for a watched company: its figures change its profile, and the changes go out as webhooks. */
+const bureau = useTestRuntime();
+const workDir = mkdtempSync(join(tmpdir(), 'bureau-accounts-e2e-'));
+let receiver: WebhookReceiver;
+let signingSecret: string;
+let call: (path: string, init?: RequestInit) => Promise<Response>;
+
+const cli = (...argv: string[]) => runCli(argv, () => resolveLocalTarget(bureau().runtime.dataDir));
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  const store = new DynamoCompanyStore(
+    createDocumentClient(createDynamoClient(bureau().runtime.env)),
+    bureau().runtime.tables.companies as string,
+  );
+  await holdCompanies(store, workDir);
+  const token = await bureau().fetchToken();
+  call = (path, init = {}) =>
+    fetch(`${bureau().baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+  // Two of the three held companies are watched; the dormant one is not.
+  for (const company of ['08119445', '14033910']) expect((await call(`/v1/profile/${company}?jurisdiction=GB`)).status).toBe(200);
+  const subscribed = await call('/v1/webhooks', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'Accounts', url: `${receiver.url}/accounts` }),
+  });
+  signingSecret = ((await subscribed.json()) as { signingSecret: string }).signingSecret;
+});
+
+afterAll(async () => {
+  await receiver?.stop();
+});
+
+const delivered = async () =>
+  (
+    await Promise.all(
+      receiver.deliveries
+        .filter((delivery) => delivery.path === '/accounts')
+        .map(async (delivery) => {
+          const event = await verifiedEvent(delivery, signingSecret);
+          return `${event.data.companyNumber} ${event.type} ${event.block}`;
+        }),
+    )
+  ).sort();
+
+describe('filed accounts through the running runtime', () => {
+  it('announces the blocks the figures change for watched companies, and nothing when the file is read again', async () => {
+    const imported = await cli('accounts', 'import', await dailyAccountsFile(workDir), '--json');
+    expect(JSON.parse(imported.stdout)).toMatchObject({ filingsRead: 18, companiesUpdated: 3, notHeld: 14, rejected: 1 });
+    // The changes travel the profile stream, the fan-out and the sender beside whatever else the runtime is doing.
+    for (const deadline = Date.now() + 120_000; receiver.deliveries.length < 5 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await untilQuiet(receiver.deliveries, 3_000);
+
+    expect(await delivered()).toEqual([
+      '08119445 profile.changed creditCapacity',
+      '08119445 profile.changed overview',
+      '14033910 profile.changed creditCapacity',
+      '14033910 profile.changed overview',
+      '14033910 profile.changed riskOfFailure',
+    ]);
+    const profile = (await (await call('/v1/profile/08119445?jurisdiction=GB')).json()) as {
+      overview: { sizeBand: string; financials: { periodEnd: string } };
+      creditCapacity: { creditLimit: { amountMinor: number } };
+    };
+    expect(profile).toMatchObject({
+      overview: { sizeBand: 'small', financials: { periodEnd: '2020-12-31' } },
+      creditCapacity: { creditLimit: { amountMinor: 290_000_00 } },
+    });
+
+    const before = receiver.deliveries.length;
+    const again = await cli('accounts', 'import', await dailyAccountsFile(workDir), '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ companiesUpdated: 0, unchanged: 3 });
+    await untilQuiet(receiver.deliveries, 3_000);
+    expect(receiver.deliveries.length).toBe(before);
+  }, 180_000);
+});
