@@ -3,18 +3,13 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import yauzl from 'yauzl';
 import { type FilingOutcome, readAccountsFolder, readAccountsZip } from '../../shared/accounts';
-import { type AccountsFeed, type AccountsImportReport, importAccountFilings } from '../../shared/accounts/import/import-filings';
+import { type AccountsImportReport, accountsFeedOf, importAccountFilings } from '../../shared/accounts/import/import-filings';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import type { CliContext } from '../context';
 import type { CliIo } from '../io';
 
-/** Files a local runtime generates for its demo companies: their figures are demo values, never the register's. */
-export const DEMO_ACCOUNTS_PREFIX = 'Bureau_Demo_Accounts-';
 const PROGRESS_INTERVAL_MS = 2000;
 const REJECTS_SHOWN = 20;
-
-export const feedOf = (archive: string): AccountsFeed =>
-  archive.startsWith(DEMO_ACCOUNTS_PREFIX) ? 'bureau-local-accounts' : 'companies-house-accounts-data';
 
 /** Entries to read, from the zip's central directory or the folder's listing, so progress can say how far along it is. */
 async function entriesIn(path: string, folder: boolean): Promise<number> {
@@ -95,7 +90,7 @@ Examples:
       const started = Date.now();
       const report = await importAccountFilings(filings, store, {
         archive,
-        feed: feedOf(archive),
+        feed: accountsFeedOf(archive),
         ...(options.progress && !options.json ? { onProgress: progressLines(context.io, total) } : {}),
       });
       if (options.json) context.io.out(JSON.stringify({ file: path, ...report }, null, 2));

@@ -35,6 +35,13 @@ export interface AccountsImportOptions {
   readonly onProgress?: (report: AccountsImportReport) => void;
 }
 
+/** Files a local runtime generates for its demo companies: their figures are demo values, never the register's. */
+export const DEMO_ACCOUNTS_PREFIX = 'Bureau_Demo_Accounts-';
+
+/** The feed an archive's figures are labelled with, by its name. */
+export const accountsFeedOf = (archive: string): AccountsFeed =>
+  archive.startsWith(DEMO_ACCOUNTS_PREFIX) ? 'bureau-local-accounts' : 'companies-house-accounts-data';
+
 export const REJECTS_KEPT = 100;
 const BATCH = 100;
 
