@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveLocalTarget } from '../../cli/target';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
-import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { runCli } from '../support/cli';
-import { dailyAccountsFile, holdCompanies } from '../support/filed-accounts';
+import { ACCOUNTS_FIXTURES, dailyAccountsFile, HELD_SNAPSHOT } from '../support/filed-accounts';
 import { useTestRuntime } from '../support/runtime';
 import { startWebhookReceiver, untilQuiet, verifiedEvent, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -21,11 +19,9 @@ const cli = (...argv: string[]) => runCli(argv, () => resolveLocalTarget(bureau(
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  const store = new DynamoCompanyStore(
-    createDocumentClient(createDynamoClient(bureau().runtime.env)),
-    bureau().runtime.tables.companies as string,
-  );
-  await holdCompanies(store, workDir);
+  // As the README's walk-through: the three companies' register rows through the register import.
+  const held = await cli('companies', 'import', HELD_SNAPSHOT);
+  expect(held.stdout).toContain('3 rows read: 3 created');
   const token = await bureau().fetchToken();
   call = (path, init = {}) =>
     fetch(`${bureau().baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
@@ -56,8 +52,12 @@ const delivered = async () =>
 
 describe('filed accounts through the running runtime', () => {
   it('announces the blocks the figures change for watched companies, and nothing when the file is read again', async () => {
-    const imported = await cli('accounts', 'import', await dailyAccountsFile(workDir), '--json');
-    expect(JSON.parse(imported.stdout)).toMatchObject({ filingsRead: 18, companiesUpdated: 3, notHeld: 14, rejected: 1 });
+    const imported = await cli('accounts', 'import', join(ACCOUNTS_FIXTURES, 'filings'));
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^filings → .*: 17 entries read in [\d.]+ s$/m);
+    for (const line of ['3 companies updated (new figures)', '0 unchanged (figures already held, or newer)', '14 not held', '0 rejected']) {
+      expect(imported.stdout).toContain(line);
+    }
     // The changes travel the profile stream, the fan-out and the sender beside whatever else the runtime is doing.
     for (const deadline = Date.now() + 120_000; receiver.deliveries.length < 5 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -71,18 +71,30 @@ describe('filed accounts through the running runtime', () => {
       '14033910 profile.changed overview',
       '14033910 profile.changed riskOfFailure',
     ]);
-    const profile = (await (await call('/v1/profile/08119445?jurisdiction=GB')).json()) as {
-      overview: { sizeBand: string; financials: { periodEnd: string } };
-      creditCapacity: { creditLimit: { amountMinor: number } };
-    };
+    const profile = (await (await call('/v1/profile/08119445?jurisdiction=GB')).json()) as Record<string, unknown>;
+    // What the README shows.
     expect(profile).toMatchObject({
-      overview: { sizeBand: 'small', financials: { periodEnd: '2020-12-31' } },
-      creditCapacity: { creditLimit: { amountMinor: 290_000_00 } },
+      overview: {
+        sizeBand: 'small',
+        employeesBand: '50-249',
+        financials: {
+          periodEnd: '2020-12-31',
+          turnover: { amountMinor: 1_351_184_400, currency: 'GBP' },
+          netAssets: { amountMinor: 293_502_600, currency: 'GBP' },
+          provenance: { source: 'companies-house-accounts-data', archive: 'filings', entry: 'Prod223_2911_08119445_20201231.html' },
+        },
+        provenance: { facts: { 'derived.overview.sizeBasis': 'statutory-test' } },
+      },
+      creditCapacity: {
+        creditLimit: { amountMinor: 290_000_00, currency: 'GBP' },
+        tradeLimit: { amountMinor: 110_000_00, currency: 'GBP' },
+        drivers: ['10% of net assets of £2,935,026 at 2020-12-31'],
+      },
     });
 
     const before = receiver.deliveries.length;
     const again = await cli('accounts', 'import', await dailyAccountsFile(workDir), '--json');
-    expect(JSON.parse(again.stdout)).toMatchObject({ companiesUpdated: 0, unchanged: 3 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ filingsRead: 18, companiesUpdated: 0, unchanged: 3, rejected: 1 });
     await untilQuiet(receiver.deliveries, 3_000);
     expect(receiver.deliveries.length).toBe(before);
   }, 180_000);
