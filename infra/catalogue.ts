@@ -170,8 +170,11 @@ const subscriptionsManaged: TableGrant = {
   table: webhooksTable,
   access: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
 };
-/** The delivery log as a client reads it: attempts and dead deliveries by Query, one delivery by GetItem to retry it. */
-const deliveryLogRead: TableGrant = { table: deliveriesTable, access: { actions: ['GetItem', 'Query'] } };
+/**
+ * The delivery log as a client reads it: attempts and dead deliveries by Query, one delivery by GetItem to retry it;
+ * a recovery claims each dead delivery and books its subscription's recovery schedule by UpdateItem.
+ */
+const deliveryLogRead: TableGrant = { table: deliveriesTable, access: { actions: ['GetItem', 'Query', 'UpdateItem'] } };
 /** A client's watches, by the index that lists them per client. */
 const watchesByClient: TableGrant = { table: watchesTable, access: { actions: [], queryIndexes: [WATCHES_BY_CLIENT_INDEX] } };
 /** A company's watchers, by the table's own key. */

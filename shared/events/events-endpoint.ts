@@ -1,9 +1,10 @@
-import type { ProtectedHandler } from '../auth/protect';
+import { type ProtectedHandler, type ProtectionDeps, protectedRoute } from '../auth/protect';
 import { BLOCK_NAMES, type BlockName } from '../companies/profile';
 import { companyNumberOf, jurisdictionParam, limitParam, singleParam } from '../companies/request-params';
 import { badRequest } from '../http/errors';
 import { parseInstant } from '../http/instant';
 import { json } from '../http/responses';
+import type { HttpHandler } from '../http/types';
 import { type ClientEventStore, EVENT_DAYS, type EventQuery, InvalidEventCursorError } from './client-events';
 import { PROFILE_EVENT_TYPES, type ProfileEventType } from './envelope';
 
@@ -89,4 +90,15 @@ export function createEventsEndpoint(deps: {
       throw error;
     }
   };
+}
+
+/**
+ * GET /v1/events behind the bearer check and the client's rate limit. The limit answers before the
+ * route starts: a page can read up to 1,000 events, so a refused call must cost the table nothing.
+ */
+export function eventsRoute(
+  protection: ProtectionDeps,
+  deps: { readonly events: Pick<ClientEventStore, 'list'>; readonly clock: () => Date },
+): HttpHandler {
+  return protectedRoute(protection, createEventsEndpoint(deps));
 }

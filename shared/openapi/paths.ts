@@ -3,7 +3,7 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../companies/request-params'
 import { PROFILE_EVENT_TYPES } from '../events/envelope';
 import { MAX_REQUEST_BODY_BYTES } from '../http/body-limit';
 import { MAX_CURSOR_LENGTH } from '../paging/cursor';
-import { MANUAL_SENDS_PER_MINUTE } from '../webhooks/deliveries';
+import { MANUAL_SENDS_PER_MINUTE, RECOVERY_BACKLOG_MINUTES, RECOVERY_PACE_PER_MINUTE } from '../webhooks/deliveries';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../webhooks/subscription';
 import { MAX_FILTERED_COMPANIES } from '../webhooks/subscription-filters';
 import * as examples from './examples';
@@ -433,8 +433,7 @@ export function paths(): Record<string, Record<string, unknown>> {
         operationId: 'recoverDeliveries',
         tags: ['Webhooks'],
         summary: 'Send again every delivery that ended without success since a time',
-        description:
-          'Each with its original `webhook-id`, up to 1,000 a call, oldest death first; call again with `nextCursor` until it is null. Each re-sent delivery starts the retry schedule afresh.',
+        description: `Each with its original \`webhook-id\`, up to 1,000 a call, oldest death first; call again with \`nextCursor\` (which holds its \`since\`) until it is null. Each dead delivery is queued by one recovery only, however many run at once. Recovered deliveries of a subscription go out at most ${RECOVERY_PACE_PER_MINUTE} a minute, each at its own slot, and a call counts by the deliveries it queues: one that would book the subscription's recoveries more than ${RECOVERY_BACKLOG_MINUTES} minutes ahead is refused (429 \`recovery_backlog\`) until there is room. Each re-sent delivery starts the retry schedule afresh.`,
         requestBody: { required: true, content: jsonBody(ref('RecoveryRequest'), { since: '2026-11-20T00:00:00Z' }) },
         responses: {
           '202': ok('The page is queued.', ref('Recovery'), { since: '2026-11-20T00:00:00.000Z', queued: 214, nextCursor: null }),
@@ -539,7 +538,7 @@ export function componentResponses(): Record<string, unknown> {
       content: { [PROBLEM]: { schema: ref('Problem'), example: examples.unauthorized } },
     },
     RateLimited: {
-      description: `Over a limit: the client's calls a minute (\`rate_limited\`), or ${MANUAL_SENDS_PER_MINUTE} test events, retries and recoveries a minute (\`too_many_manual_sends\`); or every instance of the function is busy (\`throttled\`). Wait for \`Retry-After\`.`,
+      description: `Over a limit: the client's calls a minute (\`rate_limited\`), or ${MANUAL_SENDS_PER_MINUTE} test events, retries and recoveries a minute (\`too_many_manual_sends\`), or a subscription's recoveries booked ${RECOVERY_BACKLOG_MINUTES} minutes ahead (\`recovery_backlog\`); or every instance of the function is busy (\`throttled\`). Wait for \`Retry-After\`.`,
       headers: { 'Retry-After': header('RetryAfter'), ...rateHeaders },
       content: {
         [PROBLEM]: { schema: ref('Problem'), example: examples.rateLimited },

@@ -53,6 +53,8 @@ export interface DeliveryMessage {
   readonly manual?: boolean;
   /** Re-sent by a recovery: sent unless it has been delivered since. */
   readonly recovered?: boolean;
+  /** Not to be sent before this instant (a recovered delivery's slot in its subscription's pace). */
+  readonly dueAt?: string;
   /**
    * The delivery's attempts before this message was queued (a manual retry or a recovery): its own
    * attempts, counted from there, are its place in the retry schedule.

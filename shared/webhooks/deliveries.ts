@@ -1,20 +1,37 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import type { RateLimiter, RateLimitResult } from '../auth/rate-limit';
 import type { WebhookEnvelope } from '../events/envelope';
 import type { DeliveryMessage, TaskQueue } from '../queues/queues';
 import {
   type AttemptPage,
+  type DeadDelivery,
   type DeadDeliveryPage,
   type DeliveryLog,
   DeliveryNotFoundError,
   InvalidAttemptCursorError,
   RECOVERY_DAYS,
+  type RecoveryLedger,
 } from './delivery-log';
 import { deliveryIdOf, testEvent } from './events';
 import type { Subscriptions } from './subscriptions';
 
 /** Dead deliveries re-sent by one recovery call: a call stays well inside the function's time. */
 export const RECOVERY_PAGE_SIZE = 1000;
+/**
+ * Recovered deliveries of one subscription start at most this often: one a second, 60 a minute,
+ * whatever the number of recoveries, so a receiver back from an outage is not flooded.
+ */
+export const RECOVERY_PACE_PER_MINUTE = 60;
+const RECOVERY_INTERVAL_MS = 60_000 / RECOVERY_PACE_PER_MINUTE;
+/**
+ * How far ahead a subscription's recovery schedule may be booked: an hour, 3,600 deliveries. A
+ * recovery counts by the deliveries it queues, each taking a slot; one that would book further
+ * ahead is refused until the schedule has room.
+ */
+export const RECOVERY_BACKLOG_MINUTES = 60;
+/** Claims of one page sent at once: a page of a thousand is twenty rounds of conditional writes. */
+const CLAIM_CONCURRENCY = 50;
 
 export interface RecoveryPage {
   readonly since: string;
@@ -28,6 +45,15 @@ export class SubscriptionDisabledError extends Error {
   constructor(readonly id: string) {
     super(`Webhook subscription ${id} is disabled: enable it (PATCH status ACTIVE) before recovering its deliveries`);
     this.name = 'SubscriptionDisabledError';
+  }
+}
+
+export class RecoveryBacklogError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      `The subscription's recovered deliveries are booked ${RECOVERY_BACKLOG_MINUTES} minutes ahead (${RECOVERY_PACE_PER_MINUTE} a minute); try again in ${retryAfterSeconds} s`,
+    );
+    this.name = 'RecoveryBacklogError';
   }
 }
 
@@ -62,12 +88,13 @@ export class Deliveries {
   constructor(
     private readonly deps: {
       readonly subscriptions: Subscriptions;
-      readonly log: DeliveryLog;
+      readonly log: DeliveryLog & RecoveryLedger;
       readonly queue: TaskQueue<DeliveryMessage>;
       readonly clock: () => Date;
       /**
        * Counts a client's test events and retries, which make Bureau send to an address the client
-       * chose; an operator's own tools pass 'unlimited'.
+       * chose; an operator's own tools pass 'unlimited', which also lets their recoveries book the
+       * schedule beyond RECOVERY_BACKLOG_MINUTES (still paced).
        */
       readonly manualSends: Pick<RateLimiter, 'consume'> | 'unlimited';
     },
@@ -101,8 +128,10 @@ export class Deliveries {
   /**
    * Re-sends, with their original webhook-ids, the subscription's deliveries that ended without
    * success (schedule spent, endpoint gone, subscription disabled) and whose last attempt is at or
-   * after `since`, a page at a time in the order they died. Each is queued once per pass; one
-   * delivered since is skipped by the sender. Counted as one manual send per call.
+   * after `since`, a page at a time in the order they died. Each dead delivery is claimed before it is
+   * queued, so recoveries at once queue it once; the claimed ones take consecutive slots of the
+   * subscription's recovery schedule, and each is due at its slot, not before. Counted as one manual
+   * send per call, and by the slots its deliveries take.
    */
   async recover(clientId: string, subscriptionId: string, request: { since: Date; cursor?: string }): Promise<RecoveryPage> {
     const subscription = await counted(this.deps.subscriptions.get(clientId, subscriptionId), this.countManualSend(clientId));
@@ -123,22 +152,63 @@ export class Deliveries {
         ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
       });
     } catch (error) {
-      if (error instanceof InvalidAttemptCursorError)
-        throw new InvalidRecoveryError('cursor', 'The cursor is not one a recovery returned.');
+      if (error instanceof InvalidAttemptCursorError) throw new InvalidRecoveryError('cursor', `${error.message}.`);
       throw error;
     }
-    const messages: DeliveryMessage[] = page.items
-      .filter((dead) => dead.clientId === clientId)
-      .map((dead) => ({
-        deliveryId: dead.deliveryId,
-        clientId,
-        subscriptionId,
-        envelope: dead.envelope,
-        recovered: true,
-        scheduleFrom: dead.attempts,
-      }));
-    await this.deps.queue.send(messages);
-    return { since: request.since.toISOString(), queued: messages.length, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    const claim = randomUUID();
+    const claimed = await this.claim(
+      page.items.filter((dead) => dead.clientId === clientId),
+      claim,
+    );
+    const done = (queued: number): RecoveryPage => ({
+      since: request.since.toISOString(),
+      queued,
+      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    });
+    if (claimed.length === 0) return done(0);
+    const slots = await this.reserveSlots(subscriptionId, claimed, claim, now);
+    const messages: DeliveryMessage[] = claimed.map((dead, index) => ({
+      deliveryId: dead.deliveryId,
+      clientId,
+      subscriptionId,
+      envelope: dead.envelope,
+      recovered: true,
+      scheduleFrom: dead.attempts,
+      dueAt: new Date(slots.getTime() + index * RECOVERY_INTERVAL_MS).toISOString(),
+    }));
+    try {
+      await this.deps.queue.send(messages);
+    } catch (error) {
+      // Not queued (or not all): a later recovery may claim them again.
+      await this.deps.log.releaseClaims(claimed, claim);
+      throw error;
+    }
+    return done(messages.length);
+  }
+
+  private async claim(dead: readonly DeadDelivery[], claim: string): Promise<DeadDelivery[]> {
+    const limit = pLimit(CLAIM_CONCURRENCY);
+    const won = await Promise.all(dead.map((entry) => limit(() => this.deps.log.claimDead(entry, claim))));
+    return dead.filter((_, index) => won[index]);
+  }
+
+  /** The first slot of the claimed deliveries; refused, the claims are given back. */
+  private async reserveSlots(subscriptionId: string, claimed: readonly DeadDelivery[], claim: string, now: Date): Promise<Date> {
+    const maxAheadMs = this.deps.manualSends === 'unlimited' ? undefined : RECOVERY_BACKLOG_MINUTES * 60_000;
+    let slots: Awaited<ReturnType<RecoveryLedger['reserveRecoverySlots']>>;
+    try {
+      slots = await this.deps.log.reserveRecoverySlots(subscriptionId, claimed.length, {
+        now,
+        intervalMs: RECOVERY_INTERVAL_MS,
+        ...(maxAheadMs === undefined ? {} : { maxAheadMs }),
+      });
+    } catch (error) {
+      await this.deps.log.releaseClaims(claimed, claim);
+      throw error;
+    }
+    if (slots.kind === 'reserved') return slots.firstAt;
+    await this.deps.log.releaseClaims(claimed, claim);
+    throw new RecoveryBacklogError(Math.max(1, Math.ceil((slots.roomAt.getTime() - now.getTime()) / 1000)));
   }
 
   private async countManualSend(clientId: string): Promise<void> {

@@ -87,15 +87,46 @@ export interface DeliveryLog {
   readMany(keys: ReadonlyArray<{ readonly subscriptionId: string; readonly deliveryId: string }>): Promise<Map<string, DeliveryRecord>>;
   /** The deliveries' new states and their attempts, as few writes as the store allows. */
   recordMany(entries: readonly LogEntry[]): Promise<void>;
-  /** Dead deliveries whose last attempt is at or after `since`, oldest first. */
+  /**
+   * Dead deliveries whose last attempt is at or after `since`, oldest first, leaving out those a
+   * recovery has claimed. A cursor holds the `since` it was given for.
+   */
   deadSince(subscriptionId: string, since: Date, options: { limit: number; cursor?: string }): Promise<DeadDeliveryPage>;
   /** Attempts newest first, within the last DELIVERY_LOG_DAYS. */
   attempts(subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage>;
 }
 
+/** Where a subscription's recovered deliveries can start: the first of the slots reserved, or when there will be room. */
+export type RecoverySlots = { readonly kind: 'reserved'; readonly firstAt: Date } | { readonly kind: 'full'; readonly roomAt: Date };
+
+/**
+ * What a recovery needs of the log beyond reading it: each dead delivery claimed by one recovery
+ * alone, and the subscription's schedule of recovered deliveries, so they go out one slot at a time.
+ */
+export interface RecoveryLedger {
+  /**
+   * Marks a dead delivery as queued by the recovery holding `claim`; false when another recovery has
+   * it already or it is dead no longer. The mark goes with the entry when the delivery's next attempt
+   * replaces it.
+   */
+  claimDead(dead: DeadDelivery, claim: string): Promise<boolean>;
+  /** Gives back what `claim` marked, when it could not be queued; best effort. */
+  releaseClaims(dead: readonly DeadDelivery[], claim: string): Promise<void>;
+  /**
+   * Reserves `count` consecutive slots of `intervalMs` on the subscription's recovery schedule,
+   * starting now or where the last reservation ended, atomically; with `maxAheadMs`, refuses a
+   * reservation that would end further ahead than that.
+   */
+  reserveRecoverySlots(
+    subscriptionId: string,
+    count: number,
+    options: { readonly now: Date; readonly intervalMs: number; readonly maxAheadMs?: number },
+  ): Promise<RecoverySlots>;
+}
+
 export class InvalidAttemptCursorError extends Error {
-  constructor() {
-    super('The cursor is not one this listing returned');
+  constructor(message = 'The cursor is not one this listing returned') {
+    super(message);
     this.name = 'InvalidAttemptCursorError';
   }
 }

@@ -57,7 +57,8 @@ export async function loadBatchState(
  * Whether a delivery is sent now, from its message, its subscription and its record in the log:
  * already delivered (sent again only on a manual retry), its subscription gone or another client's
  * (nothing to log it under), disabled (logged as dropped), not yet due (hidden again for the time
- * left; a manual retry or a recovery is due at once), or due. Its place in the schedule is the log's
+ * left: a retry before its next attempt, a recovered delivery before its slot; a manual retry is due
+ * at once), or due. Its place in the schedule is the log's
  * count, never the queue's receive count, so a run that logged nothing spent no attempt.
  */
 export function prepareDelivery(
@@ -70,10 +71,8 @@ export function prepareDelivery(
   if (!subscription || subscription.clientId !== message.clientId) {
     return { kind: 'skip', outcome: { kind: 'dropped', reason: 'the subscription was deleted' } };
   }
-  if (!message.manual && !message.recovered && previous?.status === 'pending' && previous.nextAttemptAt) {
-    const waitMs = Date.parse(previous.nextAttemptAt) - now.getTime();
-    if (waitMs > DUE_TOLERANCE_MS) return { kind: 'skip', outcome: { kind: 'early', delaySeconds: Math.ceil(waitMs / 1000) } };
-  }
+  const waitMs = message.manual ? 0 : dueAtOf(message, previous) - now.getTime();
+  if (waitMs > DUE_TOLERANCE_MS) return { kind: 'skip', outcome: { kind: 'early', delaySeconds: Math.ceil(waitMs / 1000) } };
   const number = (previous?.attempts ?? 0) + 1;
   const start = attemptStart(message, number, now);
   if (subscription.status !== 'ACTIVE') {
@@ -84,6 +83,13 @@ export function prepareDelivery(
   // A manual retry or a recovery starts the schedule afresh from the attempts before it was queued.
   const round = Math.max(1, number - (message.scheduleFrom ?? 0));
   return { kind: 'send', due: { message, subscription, ...(previous ? { previous } : {}), start, round } };
+}
+
+/** When a delivery may be sent (epoch ms): its slot, if a recovery gave it one, and its next attempt, if one is scheduled. */
+function dueAtOf(message: DeliveryMessage, previous: DeliveryRecord | undefined): number {
+  const slot = message.dueAt === undefined ? Number.NaN : Date.parse(message.dueAt);
+  const next = previous?.status === 'pending' && previous.nextAttemptAt ? Date.parse(previous.nextAttemptAt) : Number.NaN;
+  return Math.max(Number.isNaN(slot) ? 0 : slot, Number.isNaN(next) ? 0 : next);
 }
 
 /** The POST of a due delivery: its envelope as the body, signed by the secrets given. */

@@ -99,10 +99,13 @@ export function cutShortEntry(step: SettledStep): { readonly entry: LogEntry; re
   return { entry: { delivery: { ...delivery, status: 'failed' }, attempt }, outcome: { kind: 'gone', attempt } };
 }
 
-/** Carries the health changes out; the batch's outcomes, with those cut short now `gone`. */
+/**
+ * Carries the health changes out; the batch's outcomes, with those cut short now `gone`. A disable
+ * holds only if the subscription is still as the batch read it.
+ */
 export async function applyHealthChanges(
   deps: {
-    readonly subscriptions: Pick<SubscriptionDirectory, 'update' | 'markHealthy' | 'markFailing'>;
+    readonly subscriptions: Pick<SubscriptionDirectory, 'disable' | 'markHealthy' | 'markFailing'>;
     readonly log: Pick<DeliveryLog, 'recordMany'>;
   },
   steps: readonly SettledStep[],
@@ -115,7 +118,8 @@ export async function applyHealthChanges(
       const { clientId, id } = change.subscription;
       if (change.kind === 'healthy') return deps.subscriptions.markHealthy(clientId, id);
       if (change.kind === 'failing') return deps.subscriptions.markFailing(clientId, id, change.since);
-      await deps.subscriptions.update(clientId, id, { status: 'DISABLED', disabledReason: change.reason }, now.toISOString());
+      // The client changed it after the batch read it (re-enabled it, mended its URL): its deliveries keep their retries.
+      if (!(await deps.subscriptions.disable(change.subscription, change.reason, now.toISOString()))) return;
       const dead: LogEntry[] = [];
       for (const index of change.cutShort) {
         const ended = steps[index] && cutShortEntry(steps[index]);

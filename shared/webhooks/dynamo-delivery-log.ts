@@ -1,4 +1,6 @@
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { batchGet, batchWrite, type WriteRequest } from '../storage/batch';
 import {
@@ -13,6 +15,8 @@ import {
   isDead,
   type LogEntry,
   RECOVERY_DAYS,
+  type RecoveryLedger,
+  type RecoverySlots,
 } from './delivery-log';
 import { DELIVERY_ID } from './events';
 
@@ -26,6 +30,11 @@ const DEAD_END = `${DEAD_PREFIX}~`;
 const DEAD_SK = /^DEAD#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#msg_[A-Za-z0-9_-]{27}$/;
 const DAY_MS = 24 * 3600 * 1000;
 const DAY_SECONDS = 24 * 3600;
+/** The subscription's recovery schedule: where the next recovered delivery's slot begins (epoch ms). */
+const RECOVERY_PACE_SK = 'RECOVERY_PACE';
+const PACE_ATTEMPTS = 5;
+/** Claims given back at once, as many as a recovery sends. */
+const CLAIM_CONCURRENCY = 50;
 
 const deadSk = (record: Pick<DeliveryRecord, 'lastAttemptAt' | 'deliveryId'>) =>
   `${DEAD_PREFIX}${record.lastAttemptAt}#${record.deliveryId}`;
@@ -39,7 +48,7 @@ function strip<T extends object>(item: T & { pk?: unknown; sk?: unknown; expires
 }
 
 /** The delivery log in the deliveries table; TTL removes what is older than DELIVERY_LOG_DAYS. */
-export class DynamoDeliveryLog implements DeliveryLog {
+export class DynamoDeliveryLog implements DeliveryLog, RecoveryLedger {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -104,25 +113,125 @@ export class DynamoDeliveryLog implements DeliveryLog {
   }
 
   async deadSince(subscriptionId: string, since: Date, options: { limit: number; cursor?: string }): Promise<DeadDeliveryPage> {
-    const after = options.cursor === undefined ? undefined : deadSkOf(options.cursor);
+    const lowest = `${DEAD_PREFIX}${since.toISOString()}`;
+    const after = options.cursor === undefined ? undefined : deadSkOf(options.cursor, since);
     const result = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :since AND :end',
-        ExpressionAttributeValues: { ':pk': partition(subscriptionId), ':since': `${DEAD_PREFIX}${since.toISOString()}`, ':end': DEAD_END },
+        FilterExpression: 'attribute_not_exists(recoveryClaim)',
+        ExpressionAttributeValues: { ':pk': partition(subscriptionId), ':since': lowest, ':end': DEAD_END },
         ConsistentRead: true,
         Limit: options.limit,
         ...(after === undefined ? {} : { ExclusiveStartKey: { pk: partition(subscriptionId), sk: after } }),
       }),
     );
-    const items = ((result.Items ?? []) as DeadDelivery[]).map(strip);
+    const items = ((result.Items ?? []) as Array<DeadDelivery & { recoveryClaim?: unknown }>).map(({ recoveryClaim: _claim, ...dead }) =>
+      strip(dead),
+    );
     const last = result.LastEvaluatedKey?.sk;
-    return typeof last === 'string' ? { items, nextCursor: encodeCursor({ after: last }) } : { items };
+    return typeof last === 'string' ? { items, nextCursor: encodeCursor({ after: last, since: since.toISOString() }) } : { items };
+  }
+
+  async claimDead(dead: DeadDelivery, claim: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: partition(dead.subscriptionId), sk: deadSk(dead) },
+          UpdateExpression: 'SET recoveryClaim = :claim',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(recoveryClaim)',
+          ExpressionAttributeValues: { ':claim': claim },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async releaseClaims(dead: readonly DeadDelivery[], claim: string): Promise<void> {
+    const limit = pLimit(CLAIM_CONCURRENCY);
+    await Promise.allSettled(
+      dead.map((entry) =>
+        limit(() =>
+          this.doc.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: { pk: partition(entry.subscriptionId), sk: deadSk(entry) },
+              UpdateExpression: 'REMOVE recoveryClaim',
+              ConditionExpression: 'recoveryClaim = :claim',
+              ExpressionAttributeValues: { ':claim': claim },
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * The schedule is one number, where the next free slot begins: a reservation either starts it
+   * afresh from now (it lies in the past) or moves it on by its span (it lies ahead), each a
+   * conditional write, so reservations made at once never share a slot.
+   */
+  async reserveRecoverySlots(
+    subscriptionId: string,
+    count: number,
+    options: { readonly now: Date; readonly intervalMs: number; readonly maxAheadMs?: number },
+  ): Promise<RecoverySlots> {
+    const now = options.now.getTime();
+    const span = count * options.intervalMs;
+    const key = { pk: partition(subscriptionId), sk: RECOVERY_PACE_SK };
+    const latestStart = options.maxAheadMs === undefined ? undefined : now + options.maxAheadMs - span;
+    if (latestStart !== undefined && latestStart < now) throw new RangeError(`${count} slots do not fit in the schedule at all`);
+    for (let attempt = 0; attempt < PACE_ATTEMPTS; attempt++) {
+      const expiresAt = Math.ceil(now / 1000) + DAY_SECONDS;
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'SET nextSlotAt = :end, expiresAt = :expiresAt',
+            ConditionExpression: 'attribute_not_exists(nextSlotAt) OR nextSlotAt <= :now',
+            ExpressionAttributeValues: { ':end': now + span, ':now': now, ':expiresAt': expiresAt },
+          }),
+        );
+        return { kind: 'reserved', firstAt: new Date(now) };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      try {
+        const result = await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'SET nextSlotAt = nextSlotAt + :span, expiresAt = :expiresAt',
+            ConditionExpression: `nextSlotAt > :now${latestStart === undefined ? '' : ' AND nextSlotAt <= :latest'}`,
+            ExpressionAttributeValues: {
+              ':span': span,
+              ':now': now,
+              ':expiresAt': expiresAt + Math.ceil(span / 1000),
+              ...(latestStart === undefined ? {} : { ':latest': latestStart }),
+            },
+            ReturnValues: 'UPDATED_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { kind: 'reserved', firstAt: new Date(Number(result.Attributes?.nextSlotAt) - span) };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const next = Number(error.Item?.nextSlotAt?.N ?? Number.NaN);
+        // Behind now again (the schedule ran out meanwhile): start it afresh on the next turn.
+        if (latestStart !== undefined && next > latestStart) return { kind: 'full', roomAt: new Date(next - latestStart + now) };
+      }
+    }
+    throw new Error(`The recovery schedule of ${subscriptionId} kept changing; try again`);
   }
 
   async attempts(subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage> {
     const oldest = `${ATTEMPT_PREFIX}${new Date(this.clock().getTime() - DELIVERY_LOG_DAYS * DAY_MS).toISOString()}`;
-    const before = options.cursor === undefined ? undefined : skOf(options.cursor);
+    const before = options.cursor === undefined ? undefined : skOf(options.cursor, oldest);
     const result = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -139,14 +248,23 @@ export class DynamoDeliveryLog implements DeliveryLog {
   }
 }
 
-function skOf(cursor: string): string {
+function skOf(cursor: string, oldest: string): string {
   const position = decodeCursor(cursor, () => new InvalidAttemptCursorError());
   if (typeof position.before !== 'string' || !ATTEMPT_SK.test(position.before)) throw new InvalidAttemptCursorError();
+  if (position.before < oldest) {
+    throw new InvalidAttemptCursorError(
+      `The cursor points before the ${DELIVERY_LOG_DAYS} days the log keeps; list again from the first page, without it`,
+    );
+  }
   return position.before;
 }
 
-function deadSkOf(cursor: string): string {
+/** A recovery's cursor holds the since it was given for, and a position at or after it: DynamoDB refuses any other start. */
+function deadSkOf(cursor: string, since: Date): string {
   const position = decodeCursor(cursor, () => new InvalidAttemptCursorError());
   if (typeof position.after !== 'string' || !DEAD_SK.test(position.after)) throw new InvalidAttemptCursorError();
+  if (position.since !== since.toISOString() || position.after < `${DEAD_PREFIX}${since.toISOString()}`) {
+    throw new InvalidAttemptCursorError('The cursor is not one a recovery from this since returned');
+  }
   return position.after;
 }

@@ -96,17 +96,20 @@ function subscriptionUpdate(changes: SubscriptionChanges, at: string) {
   };
 }
 
-/** The summary item's side of a change of filters (and of the status, when it changes with them). */
-function summaryUpdate(id: string, changes: SubscriptionChanges & { filters: SubscriptionFilters | null }) {
-  const set = changes.filters ? 'SET #filters = :filters' : 'REMOVE #filters';
-  const activeSet = changes.status === 'ACTIVE' ? ' ADD activeIds :ids' : changes.status === 'DISABLED' ? ' DELETE activeIds :ids' : '';
+/** The summary item's side of a change: the fan-out's copy of the filters, and the active set when the status changes. */
+function summaryUpdate(id: string, changes: SubscriptionChanges) {
+  const { filters, status } = changes;
+  const parts = [
+    ...(filters ? ['SET #filters = :filters'] : filters === null ? ['REMOVE #filters'] : []),
+    ...(status === 'ACTIVE' ? ['ADD activeIds :ids'] : status === 'DISABLED' ? ['DELETE activeIds :ids'] : []),
+  ];
   const values = {
-    ...(changes.filters ? { ':filters': changes.filters } : {}),
-    ...(activeSet ? { ':ids': new Set([id]) } : {}),
+    ...(filters ? { ':filters': filters } : {}),
+    ...(status ? { ':ids': new Set([id]) } : {}),
   };
   return {
-    UpdateExpression: `${set}${activeSet}`,
-    ExpressionAttributeNames: { '#filters': filtersAttribute(id) },
+    UpdateExpression: parts.join(' '),
+    ...(filters === undefined ? {} : { ExpressionAttributeNames: { '#filters': filtersAttribute(id) } }),
     ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
   };
 }
@@ -187,16 +190,12 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
   }
 
   /**
-   * Enabling adds the id to the client's active set before the status changes, disabling removes it
-   * after: a crash in between leaves at most an extra id, which the sender skips on reading the
-   * status, never an ACTIVE subscription that the fan-out misses.
+   * A change of status or filters is one transaction with the client's summary item, so the fan-out's
+   * active set and filters always agree with the subscription, whatever other change runs at once.
    */
   async update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription> {
     if (!SUBSCRIPTION_ID.test(id)) throw new SubscriptionNotFoundError(id);
-    const { filters } = changes;
-    if (filters !== undefined) return this.updateWithFilters(clientId, id, { ...changes, filters }, at);
-    if (changes.status === 'ACTIVE') await this.changeActiveSet(clientId, id, 'ADD');
-    let updated: Subscription;
+    if (changes.filters !== undefined || changes.status !== undefined) return this.updateWithSummary(clientId, id, changes, at);
     try {
       const result = await this.doc.send(
         new UpdateCommand({
@@ -206,28 +205,14 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
           ReturnValues: 'ALL_NEW',
         }),
       );
-      updated = subscriptionOf(result.Attributes as StoredSubscription);
+      return subscriptionOf(result.Attributes as StoredSubscription);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        if (changes.status === 'ACTIVE') await this.changeActiveSet(clientId, id, 'DELETE');
-        throw new SubscriptionNotFoundError(id);
-      }
+      if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(id);
       throw error;
     }
-    if (changes.status === 'DISABLED') await this.changeActiveSet(clientId, id, 'DELETE');
-    return updated;
   }
 
-  /**
-   * The fan-out's copy of the filters (and the active set, when the status changes too) in the same
-   * transaction as the subscription: two changes at once cannot leave it filtering by what GET does not show.
-   */
-  private async updateWithFilters(
-    clientId: string,
-    id: string,
-    changes: SubscriptionChanges & { filters: SubscriptionFilters | null },
-    at: string,
-  ): Promise<Subscription> {
+  private async updateWithSummary(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription> {
     try {
       await this.transact(
         new TransactWriteCommand({
@@ -245,6 +230,50 @@ export class DynamoSubscriptionStore implements SubscriptionStore, SubscriptionD
     const updated = await this.get(clientId, id);
     if (!updated) throw new SubscriptionNotFoundError(id);
     return updated;
+  }
+
+  /**
+   * The sender's disable: the subscription and the active set in one transaction, on condition that
+   * the subscription is as the sender read it (still ACTIVE, not changed since), so a client's change
+   * made after that read (re-enabling it, a new URL) is never undone by an attempt that predates it.
+   */
+  async disable(seen: Subscription, reason: string, at: string): Promise<boolean> {
+    try {
+      await this.transact(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keyOf(seen.clientId, seen.id),
+                UpdateExpression: 'SET #status = :disabled, disabledReason = :reason, updatedAt = :at',
+                ConditionExpression: '#status = :active AND updatedAt = :seen',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':disabled': 'DISABLED',
+                  ':active': 'ACTIVE',
+                  ':reason': reason,
+                  ':at': at,
+                  ':seen': seen.updatedAt,
+                },
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: { pk: clientPk(seen.clientId), sk: COUNT_SK },
+                UpdateExpression: 'DELETE activeIds :ids',
+                ExpressionAttributeValues: { ':ids': new Set([seen.id]) },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (failedCondition(error, 0)) return false;
+      throw error;
+    }
   }
 
   /** Changes to one client's subscriptions meet on its summary item: one that collided there is tried again. */

@@ -139,6 +139,11 @@ export interface SubscriptionDirectory {
   /** The subscriptions that exist among those named, by id. */
   getMany(keys: ReadonlyArray<{ readonly clientId: string; readonly id: string }>): Promise<Map<string, Subscription>>;
   update(clientId: string, id: string, changes: SubscriptionChanges, at: string): Promise<Subscription>;
+  /**
+   * Disables the subscription as `seen` (the sender's read of it), with the reason, unless it changed
+   * after that read or is no longer ACTIVE: false then, and nothing is written.
+   */
+  disable(seen: Subscription, reason: string, at: string): Promise<boolean>;
   /** Sets failingSince unless already set. */
   markFailing(clientId: string, id: string, at: string): Promise<void>;
   /** Clears failingSince after a success. */

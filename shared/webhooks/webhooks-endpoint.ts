@@ -6,7 +6,13 @@ import { parseInstant } from '../http/instant';
 import { jsonObjectBody } from '../http/json-body';
 import { json } from '../http/responses';
 import type { HttpRequest, HttpResponse } from '../http/types';
-import { type Deliveries, InvalidRecoveryError, SubscriptionDisabledError, TooManyManualSendsError } from './deliveries';
+import {
+  type Deliveries,
+  InvalidRecoveryError,
+  RecoveryBacklogError,
+  SubscriptionDisabledError,
+  TooManyManualSendsError,
+} from './deliveries';
 import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import { InvalidSubscriptionCursorError, type Subscription, SubscriptionLimitError, SubscriptionNotFoundError } from './subscription';
 import { InvalidSubscriptionError, NothingToChangeError, type RevealedSubscription, type Subscriptions } from './subscriptions';
@@ -90,6 +96,9 @@ function httpErrorOf(error: unknown): unknown {
   if (error instanceof InvalidSubscriptionCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
   if (error instanceof SubscriptionDisabledError) return new HttpError(409, 'webhook_disabled', `${error.message}.`);
   if (error instanceof InvalidRecoveryError) return badRequest(`invalid_${error.field}`, error.message, { field: error.field });
+  if (error instanceof RecoveryBacklogError) {
+    return new HttpError(429, 'recovery_backlog', `${error.message}.`, { 'retry-after': String(error.retryAfterSeconds) });
+  }
   if (error instanceof TooManyManualSendsError) {
     return new HttpError(429, 'too_many_manual_sends', error.message, rateLimitedHeaders(error.usage, 'manual-sends'));
   }

@@ -149,6 +149,7 @@ describe('bureau webhooks and deliveries', () => {
       envelope,
       recovered: true,
       scheduleFrom: 12,
+      dueAt: expect.any(String),
     });
     const bad = await bureau(runtimeTarget, 'webhooks', 'recover', '--client', 'cli-r', id, '--since', 'last week');
     expect(bad.code).not.toBe(0);

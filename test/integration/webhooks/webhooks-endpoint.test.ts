@@ -6,9 +6,15 @@ import { UnsealableSecretError } from '../../../shared/crypto/secret-sealer';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpResponse } from '../../../shared/http/types';
+import { encodeCursor } from '../../../shared/paging/cursor';
 import type { DeliveryMessage } from '../../../shared/queues/queues';
 import { clientsTable, deliveriesTable, webhooksTable } from '../../../shared/storage/tables';
-import { Deliveries, MANUAL_SENDS_PER_MINUTE } from '../../../shared/webhooks/deliveries';
+import {
+  Deliveries,
+  MANUAL_SENDS_PER_MINUTE,
+  RECOVERY_BACKLOG_MINUTES,
+  RECOVERY_PACE_PER_MINUTE,
+} from '../../../shared/webhooks/deliveries';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
 import { DynamoSubscriptionStore } from '../../../shared/webhooks/dynamo-subscription-store';
 import { openSecretsInForce } from '../../../shared/webhooks/signing-secrets';
@@ -498,6 +504,29 @@ describe('deliveries of a subscription', () => {
     expect((bodyOf(missing) as { error: string }).error).toBe('delivery_not_found');
   });
 
+  it('answers 400 naming the cursor, never a 5xx, for a cursor whose position lies outside the range asked', async () => {
+    const id = bodyOf(await register('client-cursor')).id as string;
+    const deliveryId = `msg_${'d'.repeat(27)}`;
+    const longAgo = '2000-01-01T00:00:00.000Z';
+    const attemptsBefore = encodeCursor({ before: `ATTEMPT#${longAgo}#${deliveryId}#000001` });
+    const listed = await call('client-cursor', 'GET', `/v1/webhooks/${id}/deliveries`, undefined, {
+      id,
+      query: `cursor=${attemptsBefore}`,
+    });
+    expect(listed.status).toBe(400);
+    expect(bodyOf(listed)).toMatchObject({ error: 'invalid_cursor', parameter: 'cursor' });
+
+    const since = new Date(now.getTime() - 3600_000).toISOString();
+    const recover = (cursor: string) => call('client-cursor', 'POST', `/v1/webhooks/${id}/recover`, { since, cursor }, { id });
+    const beforeSince = encodeCursor({ after: `DEAD#${longAgo}#${deliveryId}`, since });
+    const otherSince = encodeCursor({ after: `DEAD#${new Date(now.getTime() - 60_000).toISOString()}#${deliveryId}`, since: longAgo });
+    for (const cursor of [beforeSince, otherSince, encodeCursor({ after: `DEAD#${longAgo}#${deliveryId}` })]) {
+      const refused = await recover(cursor);
+      expect(refused.status).toBe(400);
+      expect(bodyOf(refused)).toMatchObject({ error: 'invalid_cursor', field: 'cursor' });
+    }
+  });
+
   it('recovers the dead deliveries since a time, page by page, with their original ids; refuses a bad since, a disabled subscription and another client', async () => {
     const id = bodyOf(await register('client-r')).id as string;
     const from = (offsetMs: number) => new Date(now.getTime() + offsetMs);
@@ -534,20 +563,23 @@ describe('deliveries of a subscription', () => {
     expect(recovered.status).toBe(202);
     expect(bodyOf(recovered)).toEqual({ since: from(-90 * 60_000).toISOString(), queued: 2, nextCursor: null });
     expect(queued.slice(sent)).toEqual(
-      [entries[1], entries[3]].map((entry) => ({
+      [entries[1], entries[3]].map((entry, slot) => ({
         deliveryId: entry?.delivery.deliveryId,
         clientId: 'client-r',
         subscriptionId: id,
         envelope: entry?.delivery.envelope,
         recovered: true,
         scheduleFrom: 12,
+        dueAt: from(slot * 1000).toISOString(),
       })),
     );
 
+    // Pages go on from the cursor; what a recovery has queued is not found dead again until its next attempt.
     const first = await log.deadSince(id, from(-3 * 3600_000), { limit: 2 });
-    expect(first.items.map((item) => item.deliveryId)).toEqual([entries[0], entries[1]].map((entry) => entry?.delivery.deliveryId));
+    expect(first.items.map((item) => item.deliveryId)).toEqual([entries[0]?.delivery.deliveryId]);
     const second = await log.deadSince(id, from(-3 * 3600_000), { limit: 2, cursor: first.nextCursor as string });
-    expect(second.items.map((item) => item.deliveryId)).toEqual([entries[3]?.delivery.deliveryId]);
+    expect(second.items).toEqual([]);
+    expect(bodyOf(await recover({ since: from(-90 * 60_000).toISOString() }))).toMatchObject({ queued: 0 });
 
     for (const [body, field] of [
       [{}, 'since'],
@@ -568,5 +600,73 @@ describe('deliveries of a subscription', () => {
     expect(disabled.status).toBe(409);
     expect(bodyOf(disabled)).toMatchObject({ error: 'webhook_disabled' });
     expect(queued.length).toBe(sent + 2);
+  });
+
+  describe('recovered at once by many calls', () => {
+    const deadFor = (clientId: string, subscriptionId: string, count: number) =>
+      Array.from({ length: count }, (_, n) => {
+        const lastAttemptAt = new Date(now.getTime() - (count - n) * 60_000).toISOString();
+        const deliveryId = `msg_${String(n).padStart(27, 'x')}`;
+        const envelope = {
+          type: 'profile.changed' as const,
+          apiVersion: 'v1' as const,
+          occurredAt: lastAttemptAt,
+          idempotencyKey: `profile.changed:GB:${String(n).padStart(8, '0')}:overview:v2`,
+          block: 'overview' as const,
+          data: { jurisdiction: 'GB' as const, companyNumber: String(n).padStart(8, '0') },
+        };
+        return {
+          delivery: { deliveryId, clientId, subscriptionId, envelope, status: 'failed' as const, attempts: 12, lastAttemptAt },
+          attempt: {
+            deliveryId,
+            eventType: envelope.type,
+            idempotencyKey: envelope.idempotencyKey,
+            attempt: 12,
+            attemptedAt: lastAttemptAt,
+            outcome: 'failed' as const,
+            durationMs: 3,
+          },
+        };
+      });
+
+    it('queue each dead delivery once, one a second per subscription, each due at its slot', async () => {
+      const id = bodyOf(await register('client-burst')).id as string;
+      await log.recordMany(deadFor('client-burst', id, 40));
+      const since = new Date(now.getTime() - 3600_000).toISOString();
+      const sent = queued.length;
+
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => call('client-burst', 'POST', `/v1/webhooks/${id}/recover`, { since }, { id })),
+      );
+
+      expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(202));
+      const mine = queued.slice(sent);
+      expect(answers.reduce((sum, answer) => sum + (bodyOf(answer).queued as number), 0)).toBe(40);
+      expect(mine).toHaveLength(40);
+      expect(new Set(mine.map((message) => message.deliveryId)).size).toBe(40);
+      // Slots of one second: no two deliveries of the subscription share one, the first is due now.
+      const slots = mine.map((message) => Date.parse(message.dueAt as string) - now.getTime()).sort((a, b) => a - b);
+      expect(slots[0]).toBe(0);
+      expect(new Set(slots).size).toBe(40);
+      expect(slots.every((slot, index) => index === 0 || slot - (slots[index - 1] as number) >= 1000)).toBe(true);
+    });
+
+    it(`refuse to book a subscription's recoveries more than ${RECOVERY_BACKLOG_MINUTES} minutes ahead, leaving its deliveries to a later call`, async () => {
+      const id = bodyOf(await register('client-backlog')).id as string;
+      await log.recordMany(deadFor('client-backlog', id, 5));
+      const since = new Date(now.getTime() - 3600_000).toISOString();
+      // Another recovery has booked the schedule to within two seconds of its end.
+      const booked = RECOVERY_BACKLOG_MINUTES * RECOVERY_PACE_PER_MINUTE - 2;
+      await log.reserveRecoverySlots(id, booked, { now, intervalMs: 60_000 / RECOVERY_PACE_PER_MINUTE });
+      const sent = queued.length;
+
+      const refused = await call('client-backlog', 'POST', `/v1/webhooks/${id}/recover`, { since }, { id });
+
+      expect(refused.status).toBe(429);
+      expect(bodyOf(refused)).toMatchObject({ error: 'recovery_backlog' });
+      expect(refused.headers?.['retry-after']).toBe('3');
+      expect(queued.length).toBe(sent);
+      expect((await log.deadSince(id, new Date(since), { limit: 10 })).items).toHaveLength(5);
+    });
   });
 });

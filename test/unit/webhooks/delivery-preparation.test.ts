@@ -90,12 +90,21 @@ describe('preparing a delivery', () => {
     expect(prepareDelivery(deliveryMessage(), activeSubscription(), almost, NOW).kind).toBe('send');
   });
 
-  it('sends a manual retry or a recovery at once, starting the schedule afresh from the attempts before it', () => {
+  it('sends a manual retry at once, starting the schedule afresh from the attempts before it', () => {
     const waiting = pendingAfter(12, { nextAttemptAt: later(3_600_000) });
-    for (const resent of [{ manual: true }, { recovered: true }]) {
-      const sending = due(prepareDelivery(deliveryMessage({ ...resent, scheduleFrom: 12 }), activeSubscription(), waiting, NOW));
-      expect(sending).toMatchObject({ start: { attempt: 13 }, round: 1 });
-    }
+    const sending = due(prepareDelivery(deliveryMessage({ manual: true, scheduleFrom: 12 }), activeSubscription(), waiting, NOW));
+    expect(sending).toMatchObject({ start: { attempt: 13 }, round: 1 });
+  });
+
+  it('sends a recovery at its slot, starting the schedule afresh, and holds it while a retry of it is not yet due', () => {
+    const dead = pendingAfter(12, { status: 'failed', nextAttemptAt: undefined });
+    const recovered = deliveryMessage({ recovered: true, scheduleFrom: 12, dueAt: NOW.toISOString() });
+    expect(due(prepareDelivery(recovered, activeSubscription(), dead, NOW))).toMatchObject({ start: { attempt: 13 }, round: 1 });
+    const waiting = pendingAfter(13, { nextAttemptAt: later(3_600_000) });
+    expect(prepareDelivery(recovered, activeSubscription(), waiting, NOW)).toEqual({
+      kind: 'skip',
+      outcome: { kind: 'early', delaySeconds: 3600 },
+    });
   });
 });
 

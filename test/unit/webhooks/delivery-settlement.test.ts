@@ -10,7 +10,7 @@ import {
   settleCall,
 } from '../../../shared/webhooks/delivery-settlement';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../shared/webhooks/retry-schedule';
-import type { Subscription, SubscriptionChanges } from '../../../shared/webhooks/subscription';
+import type { Subscription } from '../../../shared/webhooks/subscription';
 import { activeSubscription, answered, deliveryMessage, FIXTURE_NOW, pendingAfter } from '../../support/delivery-fixture';
 
 const STARTED = FIXTURE_NOW;
@@ -158,14 +158,14 @@ describe("a batch's health changes", () => {
 });
 
 describe('carrying the health changes out', () => {
-  function directory() {
+  function directory(options: { changedSinceRead?: boolean } = {}) {
     const calls: string[] = [];
     const recorded: LogEntry[] = [];
     const deps = {
       subscriptions: {
-        update: async (_clientId: string, id: string, changes: SubscriptionChanges) => {
-          calls.push(`update:${id}:${changes.status}`);
-          return activeSubscription();
+        disable: async (seen: Subscription) => {
+          calls.push(`disable:${seen.id}`);
+          return !options.changedSinceRead;
         },
         markHealthy: async (_clientId: string, id: string) => void calls.push(`healthy:${id}`),
         markFailing: async (_clientId: string, id: string, at: string) => void calls.push(`failing:${id}:${at}`),
@@ -182,12 +182,23 @@ describe('carrying the health changes out', () => {
 
     const outcomes = await applyHealthChanges(deps, steps, healthChanges(steps, ENDED, 5 * DAY_MS), ENDED);
 
-    expect(calls).toEqual(['update:wh_AAAAAAAAAAAAAAAA:DISABLED']);
+    expect(calls).toEqual(['disable:wh_AAAAAAAAAAAAAAAA']);
     expect(outcomes).toEqual([{ kind: 'gone', attempt: expect.objectContaining({ responseBody: 'down' }) }]);
     expect(outcomes[0]).not.toHaveProperty('attempt.nextAttemptAt');
     expect(recorded).toHaveLength(1);
     expect(recorded[0]?.delivery).toMatchObject({ status: 'failed' });
     expect(recorded[0]?.delivery).not.toHaveProperty('nextAttemptAt');
+  });
+
+  it('keeps the retries of a subscription the client changed after the batch read it, which stays as the client left it', async () => {
+    const failing = activeSubscription({ failingSince: new Date(ENDED.getTime() - 6 * DAY_MS).toISOString() });
+    const steps = [stepOf(failing, answered(500))];
+    const { deps, recorded } = directory({ changedSinceRead: true });
+
+    const outcomes = await applyHealthChanges(deps, steps, healthChanges(steps, ENDED, 5 * DAY_MS), ENDED);
+
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['retry']);
+    expect(recorded).toEqual([]);
   });
 
   it('marks failing and healthy, writing nothing to the log', async () => {

@@ -59,6 +59,10 @@ function world(
       changes.push({ id, changes: change });
       return target;
     },
+    disable: async (seen, reason) => {
+      changes.push({ id: seen.id, changes: { status: 'DISABLED', disabledReason: reason } });
+      return true;
+    },
     markFailing: async (_clientId, id) => void marks.push(`failing:${id}`),
     markHealthy: async (_clientId, id) => void marks.push(`healthy:${id}`),
   };
@@ -233,6 +237,26 @@ describe("the sender's decisions", () => {
       });
       expect(recorded[0]).toMatchObject({ attempt: { attempt: MAX_DELIVERY_ATTEMPTS + 1 }, previous: dead });
     }
+  });
+
+  it('holds a recovered delivery until its slot in the recovery pace, and its retries until they are due', async () => {
+    const dead = pendingAfter(MAX_DELIVERY_ATTEMPTS, { status: 'failed', nextAttemptAt: undefined });
+    const slot = new Date(NOW.getTime() + 90_000).toISOString();
+    const early = world({ previous: dead });
+    expect(await early.sender.send(message({ recovered: true, scheduleFrom: 12, dueAt: slot }))).toEqual({
+      kind: 'early',
+      delaySeconds: 90,
+    });
+    expect(early.posted).toEqual([]);
+
+    // Its first recovered attempt failed: the copy a second recovery queued waits for the retry's time too.
+    const retryAt = new Date(NOW.getTime() + 300_000).toISOString();
+    const retrying = world({ previous: pendingAfter(MAX_DELIVERY_ATTEMPTS + 1, { nextAttemptAt: retryAt }) });
+    expect(await retrying.sender.send(message({ recovered: true, scheduleFrom: 12, dueAt: NOW.toISOString() }))).toEqual({
+      kind: 'early',
+      delaySeconds: 300,
+    });
+    expect(retrying.posted).toEqual([]);
   });
 
   it('sends a recovered delivery unless it has been delivered since', async () => {
