@@ -15,6 +15,8 @@ export interface TargetTables {
   readonly webhooks: string;
   readonly deliveries: string;
   readonly workspace: string;
+  /** Each client's events (GET /v1/events); absent on a target that names none. */
+  readonly events?: string;
   /** The register streams' checkpoints and set-aside events; absent on a target that names none. */
   readonly registerStreams?: string;
 }

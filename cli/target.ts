@@ -23,6 +23,7 @@ import {
   clientsTable,
   companiesTable,
   deliveriesTable,
+  eventsTable,
   registerStreamsTable,
   type TableDefinition,
   watchesTable,
@@ -56,7 +57,12 @@ function tablesFrom(nameOf: (def: TableDefinition) => string | undefined, where:
     return [key, name] as const;
   });
   const registerStreams = nameOf(registerStreamsTable);
-  return { ...Object.fromEntries(entries), ...(registerStreams ? { registerStreams } : {}) } as unknown as TargetTables;
+  const events = nameOf(eventsTable);
+  return {
+    ...Object.fromEntries(entries),
+    ...(registerStreams ? { registerStreams } : {}),
+    ...(events ? { events } : {}),
+  } as unknown as TargetTables;
 }
 
 async function answers(endpoint: string): Promise<boolean> {
@@ -156,7 +162,8 @@ export async function resolveLocalTarget(dataDir: string = defaultDataDir()): Pr
     const tables = tablesFrom(localTableName, 'the local database');
     const client = createDynamoClient({ DYNAMODB_ENDPOINT: database.endpoint });
     try {
-      for (const def of [...Object.values(targetTables), registerStreamsTable]) await ensureTable(client, def, localTableName(def));
+      for (const def of [...Object.values(targetTables), registerStreamsTable, eventsTable])
+        await ensureTable(client, def, localTableName(def));
     } finally {
       client.destroy();
     }

@@ -7,6 +7,7 @@ import type { CliContext } from '../context';
 import { formatDuration, parseDuration } from '../duration';
 import { formatTable } from '../format';
 import { removeClient } from '../operations/client-removal';
+import { removePartition } from '../operations/partition-removal';
 import { UsageError } from '../usage-error';
 
 function graceOption(text: string): number {
@@ -48,7 +49,7 @@ Examples:
   $ bureau clients rotate-secret cli_0123456789abcdef --grace 24h   # planned: the client switches within a day
   $ bureau clients rotate-secret cli_0123456789abcdef --grace 0     # leaked: the old secret stops now
   $ bureau clients disable cli_0123456789abcdef
-  $ bureau clients remove cli_0123456789abcdef --yes      # a client that has left: its subscriptions and watches go too
+  $ bureau clients remove cli_0123456789abcdef --yes      # a client that has left: its subscriptions, delivery logs, watches and events go too
   $ bureau --stack Bureau --region eu-west-2 clients list --json`,
     );
 
@@ -154,29 +155,41 @@ Examples:
 
   clients
     .command('remove')
-    .description('remove a client that has left: disable it, delete its webhook subscriptions and watches, then the client')
+    .description(
+      'remove a client that has left: disable it, delete its webhook subscriptions with their delivery logs, its watches and its events, then the client',
+    )
     .argument('<clientId>', 'the client')
     .option('--yes', 'confirm: nothing of the client can be restored afterwards')
     .option('--json', 'print JSON')
     .action(async (clientId: string, options: { yes?: boolean; json?: boolean }) => {
       if (!options.yes) {
-        throw new UsageError(`this deletes ${clientId} with its subscriptions and watches for good; add --yes to go ahead`);
+        throw new UsageError(
+          `this deletes ${clientId} with its subscriptions, delivery logs, watches and events for good; add --yes to go ahead`,
+        );
       }
       const target = await context.target();
       const registry = new DynamoClientRegistry(target.doc, target.tables.clients);
       if (!(await registry.get(clientId))) context.io.err(`There is no client ${clientId}; finishing any removal left half done.`);
+      const eventsTable = target.tables.events;
+      if (!eventsTable) context.io.err(`${target.description} names no events table: there are no events to delete.`);
       const removed = await removeClient(
         {
           registry,
           subscriptions: new DynamoSubscriptionStore(target.doc, target.tables.webhooks),
           watches: new DynamoWatchStore(target.doc, target.tables.watches),
+          removeDeliveryLog: (subscriptionId) => removePartition(target.doc, target.tables.deliveries, `WEBHOOK#${subscriptionId}`),
+          removeEvents: async (id) => (eventsTable ? removePartition(target.doc, eventsTable, `CLIENT#${id}`) : 0),
         },
         clientId,
       );
       if (options.json) context.io.out(JSON.stringify({ clientId, ...removed }, null, 2));
       else
         context.io.out(
-          `Removed client ${clientId}: ${removed.subscriptionsRemoved} webhook subscriptions and ${removed.watchesRemoved} watches deleted.`,
+          `Removed client ${clientId}: ${counted(removed.subscriptionsRemoved, 'webhook subscription')}, ` +
+            `${counted(removed.watchesRemoved, 'watch', 'watches')}, ${counted(removed.eventsRemoved, 'event')} and ` +
+            `${counted(removed.deliveryLogItemsRemoved, 'delivery log item')} deleted.`,
         );
     });
 }
+
+const counted = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;

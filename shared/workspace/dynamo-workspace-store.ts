@@ -10,14 +10,18 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../storage/batch';
 import {
+  DEFAULT_PASSKEY_NAME,
   EmailTakenError,
   INVITATION_HOURS,
   InvitationUnusableError,
   newPersonId,
   newSecret,
+  type PasskeyChange,
+  type PasskeyChanger,
   type Person,
   SESSION_HOURS,
   type Session,
+  SessionEndedError,
   type StoredPasskey,
   secretDigest,
 } from './people';
@@ -30,6 +34,18 @@ const sessionKey = (secret: string) => ({ pk: `SESSION#${secretDigest(secret)}`,
 const passkeyKey = (personId: string, credentialId: string) => ({ pk: `PERSON#${personId}`, sk: `PASSKEY#${credentialId}` });
 const passkeyOwnerKey = (credentialId: string) => ({ pk: `PASSKEY#${credentialId}`, sk: 'PASSKEY' });
 const challengeKey = (id: string) => ({ pk: `CHALLENGE#${secretDigest(id)}`, sk: 'CHALLENGE' });
+const PASSKEY_CHANGE = 'PASSKEY-CHANGE#';
+/** A credential id can be 1,364 characters: the history's sort key carries its digest. */
+const passkeyChangeKey = (personId: string, at: string, change: PasskeyChange['change'], credentialId: string) => ({
+  pk: `PERSON#${personId}`,
+  sk: `${PASSKEY_CHANGE}${at}#${change}#${secretDigest(credentialId)}`,
+});
+/** The passkey history is kept a year, then TTL takes it. */
+const PASSKEY_HISTORY_DAYS = 365;
+/** Passkeys a redemption removes in its own transaction (three writes each, beside its three). */
+const PASSKEYS_PER_REDEMPTION = 30;
+/** Redemptions retried when the person's passkeys changed between reading and writing them. */
+const REDEMPTION_ATTEMPTS = 5;
 
 /** A session cookie: the person it belongs to, so the session and the person are read together, and the secret. */
 const COOKIE_PATTERN = /^(per_[A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
@@ -58,6 +74,19 @@ interface StoredInvitation {
 }
 
 const issuedAtOf = (invitation: StoredInvitation) => invitation.issuedAtMs ?? (invitation.expiresAt - INVITATION_HOURS * 3600) * 1000;
+
+/** A followed link: the new session, and the names of the passkeys it removed. */
+export interface Redeemed {
+  readonly cookieValue: string;
+  readonly session: Session;
+  readonly person: Person;
+  readonly passkeysRemoved: readonly string[];
+}
+
+const passkeyNameOf = (passkey: Pick<StoredPasskey, 'name'>) => passkey.name ?? DEFAULT_PASSKEY_NAME;
+
+/** A person as stored: `passkeysVersion` moves with every passkey added or removed. */
+type StoredPerson = Person & { readonly passkeysVersion?: number };
 
 export interface Challenge {
   readonly challenge: string;
@@ -114,14 +143,33 @@ export class DynamoWorkspaceStore {
   }
 
   /**
-   * One transaction: the link is spent, the password set, every other outstanding link of the person
-   * voided, every other session of theirs ended, and the new session started. A link works once, and
-   * a person who follows a link (a forgotten password, a suspected break-in) is left with one session.
+   * One transaction: the link is spent, the password set, every passkey of the person removed, every
+   * other outstanding link of theirs voided, every other session ended, and the new session started.
+   * A link works once, and a person who follows a link (a forgotten password, a suspected break-in)
+   * is left with one session, their new password and no passkey that anyone else may hold. The
+   * transaction holds only if the person's passkeys are still those read: one added meanwhile sends
+   * it round again.
    */
-  async redeem(invitation: UsableInvitation, passwordHash: string): Promise<{ cookieValue: string; session: Session; person: Person }> {
+  async redeem(invitation: UsableInvitation, passwordHash: string): Promise<Redeemed> {
+    for (let attempt = 0; attempt < REDEMPTION_ATTEMPTS; attempt++) {
+      const redeemed = await this.redeemWith(invitation, passwordHash);
+      if (redeemed) return redeemed;
+    }
+    throw new Error("the person's passkeys kept changing while the sign-in link was followed");
+  }
+
+  /** One try at a redemption; undefined when the person's passkeys changed meanwhile. */
+  private async redeemWith(invitation: UsableInvitation, passwordHash: string): Promise<Redeemed | undefined> {
+    const personId = invitation.person.personId;
+    let passkeys = await this.passkeysOf(personId);
+    // More than one transaction holds (only a race past MAX_PASSKEYS makes so many): the surplus goes first.
+    for (const surplus of passkeys.slice(PASSKEYS_PER_REDEMPTION)) await this.removePasskey(personId, surplus.credentialId, 'sign-in link');
+    passkeys = passkeys.slice(0, PASSKEYS_PER_REDEMPTION);
+    const version = (await this.person(personId))?.passkeysVersion;
     const now = this.clock();
     // Everything begun before this millisecond is over; the new session begins at it, so it survives.
     const stamp = now;
+    const at = new Date(now).toISOString();
     const { secret, cookieValue, session } = this.newSession(invitation.person, stamp);
     const transaction = new TransactWriteCommand({
       TransactItems: [
@@ -132,7 +180,7 @@ export class DynamoWorkspaceStore {
             UpdateExpression: 'SET usedAt = :usedAt, usedBySession = :session',
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt) AND expiresAt > :nowSeconds',
             ExpressionAttributeValues: {
-              ':usedAt': new Date(now).toISOString(),
+              ':usedAt': at,
               ':session': secretDigest(secret),
               ':nowSeconds': Math.floor(now / 1000),
             },
@@ -141,11 +189,17 @@ export class DynamoWorkspaceStore {
         {
           Update: {
             TableName: this.tableName,
-            Key: personKey(invitation.person.personId),
+            Key: personKey(personId),
             UpdateExpression: 'SET passwordHash = :hash, sessionsNotBefore = :stamp, invitationsNotBefore = :stamp',
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(invitationsNotBefore) OR invitationsNotBefore <= :issuedAt)',
-            ExpressionAttributeValues: { ':hash': passwordHash, ':stamp': stamp, ':issuedAt': invitation.issuedAtMs },
+            ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(invitationsNotBefore) OR invitationsNotBefore <= :issuedAt) AND ${
+              version === undefined ? 'attribute_not_exists(passkeysVersion)' : 'passkeysVersion = :version'
+            }`,
+            ExpressionAttributeValues: {
+              ':hash': passwordHash,
+              ':stamp': stamp,
+              ':issuedAt': invitation.issuedAtMs,
+              ...(version === undefined ? {} : { ':version': version }),
+            },
           },
         },
         {
@@ -155,6 +209,7 @@ export class DynamoWorkspaceStore {
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
+        ...passkeys.flatMap((passkey) => this.passkeyRemovalWrites(passkey, 'sign-in link', at)),
       ],
     });
     try {
@@ -162,10 +217,27 @@ export class DynamoWorkspaceStore {
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       // The SDK resends a transaction whose answer it did not get: the link may have been spent by this very redemption.
-      if (!(await this.spentBy(invitation.token, secret))) throw new InvitationUnusableError();
+      if (await this.spentBy(invitation.token, secret))
+        return this.redeemed(invitation, passwordHash, stamp, cookieValue, session, passkeys);
+      if (error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') throw new InvitationUnusableError();
+      // Superseded by a newer link, or only the passkeys changed (or a write collided): then again.
+      const person = await this.person(personId);
+      if (!person || invitation.issuedAtMs < (person.invitationsNotBefore ?? 0)) throw new InvitationUnusableError();
+      return undefined;
     }
+    return this.redeemed(invitation, passwordHash, stamp, cookieValue, session, passkeys);
+  }
+
+  private redeemed(
+    invitation: UsableInvitation,
+    passwordHash: string,
+    stamp: number,
+    cookieValue: string,
+    session: Session,
+    passkeys: readonly StoredPasskey[],
+  ): Redeemed {
     const person = { ...invitation.person, passwordHash, sessionsNotBefore: stamp, invitationsNotBefore: stamp };
-    return { cookieValue, session, person };
+    return { cookieValue, session, person, passkeysRemoved: passkeys.map(passkeyNameOf) };
   }
 
   private async spentBy(token: string, sessionSecret: string): Promise<boolean> {
@@ -173,8 +245,8 @@ export class DynamoWorkspaceStore {
     return invitation?.usedBySession === secretDigest(sessionSecret);
   }
 
-  async person(personId: string): Promise<Person | undefined> {
-    return this.get<Person>(personKey(personId));
+  async person(personId: string): Promise<StoredPerson | undefined> {
+    return this.get<StoredPerson>(personKey(personId));
   }
 
   async personByEmail(email: string): Promise<Person | undefined> {
@@ -195,6 +267,8 @@ export class DynamoWorkspaceStore {
       clientId: person.clientId,
       csrfToken: newSecret(),
       createdAtMs,
+      // Every session begins with a check: a password, a passkey or a sign-in link.
+      checkedAtMs: createdAtMs,
       expiresAt: Math.floor(createdAtMs / 1000) + SESSION_HOURS * 3600,
     };
     return { secret, cookieValue: `${person.personId}.${secret}`, session };
@@ -236,21 +310,123 @@ export class DynamoWorkspaceStore {
     );
   }
 
-  async addPasskey(passkey: StoredPasskey): Promise<void> {
-    await this.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: this.tableName, Item: { ...passkeyKey(passkey.personId, passkey.credentialId), ...passkey } } },
-          {
-            Put: {
-              TableName: this.tableName,
-              Item: { ...passkeyOwnerKey(passkey.credentialId), personId: passkey.personId },
-              ConditionExpression: 'attribute_not_exists(pk)',
+  /**
+   * Adds a passkey for the session's person, with its entry in their history, on condition that the
+   * session is still live: a session that a sign-in link ended a moment ago cannot add one after the
+   * link removed the others.
+   */
+  async addPasskey(added: Omit<StoredPasskey, 'createdAt'>, session: Pick<Session, 'createdAtMs'>): Promise<StoredPasskey> {
+    const at = new Date(this.clock()).toISOString();
+    const passkey: StoredPasskey = { ...added, createdAt: at };
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: personKey(passkey.personId),
+                UpdateExpression: 'ADD passkeysVersion :one',
+                ConditionExpression:
+                  'attribute_exists(pk) AND (attribute_not_exists(sessionsNotBefore) OR sessionsNotBefore <= :sessionBegan)',
+                ExpressionAttributeValues: { ':one': 1, ':sessionBegan': session.createdAtMs },
+              },
             },
-          },
-        ],
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...passkeyOwnerKey(passkey.credentialId), personId: passkey.personId },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Put: { TableName: this.tableName, Item: { ...passkeyKey(passkey.personId, passkey.credentialId), ...passkey } } },
+            this.passkeyChangePut(passkey, 'added', 'person', at),
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+        throw new SessionEndedError();
+      }
+      throw error;
+    }
+    return passkey;
+  }
+
+  /** Removes one passkey of the person, with its entry in their history; undefined when they have no such passkey. */
+  async removePasskey(personId: string, credentialId: string, by: PasskeyChanger): Promise<StoredPasskey | undefined> {
+    const passkey = await this.get<StoredPasskey>(passkeyKey(personId, credentialId));
+    if (!passkey) return undefined;
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({ TransactItems: this.passkeyRemovalWrites(passkey, by, new Date(this.clock()).toISOString()) }),
+      );
+      return passkey;
+    } catch (error) {
+      // Removed meanwhile, by another hand.
+      if (error instanceof TransactionCanceledException) return undefined;
+      throw error;
+    }
+  }
+
+  /** The person's passkey history, oldest first. */
+  async passkeyChanges(personId: string): Promise<PasskeyChange[]> {
+    const result = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :changes)',
+        ExpressionAttributeValues: { ':pk': `PERSON#${personId}`, ':changes': PASSKEY_CHANGE },
+        ConsistentRead: true,
       }),
     );
+    return ((result.Items ?? []) as Array<PasskeyChange & Record<string, unknown>>).map(({ change, by, credentialId, name, at }) => ({
+      change,
+      by,
+      credentialId,
+      name,
+      at,
+    }));
+  }
+
+  /** The writes that remove a passkey: its two items (the first on condition that it is there), the version, the history. */
+  private passkeyRemovalWrites(passkey: StoredPasskey, by: PasskeyChanger, at: string) {
+    return [
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: passkeyKey(passkey.personId, passkey.credentialId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      { Delete: { TableName: this.tableName, Key: passkeyOwnerKey(passkey.credentialId) } },
+      ...(by === 'sign-in link'
+        ? []
+        : [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: personKey(passkey.personId),
+                UpdateExpression: 'ADD passkeysVersion :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ]),
+      this.passkeyChangePut(passkey, 'removed', by, at),
+    ];
+  }
+
+  private passkeyChangePut(passkey: StoredPasskey, change: PasskeyChange['change'], by: PasskeyChanger, at: string) {
+    const entry: PasskeyChange = { change, by, credentialId: passkey.credentialId, name: passkeyNameOf(passkey), at };
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: {
+          ...passkeyChangeKey(passkey.personId, at, change, passkey.credentialId),
+          ...entry,
+          expiresAt: Math.floor(Date.parse(at) / 1000) + PASSKEY_HISTORY_DAYS * 24 * 3600,
+        },
+      },
+    };
   }
 
   async passkeysOf(personId: string): Promise<StoredPasskey[]> {
@@ -271,27 +447,48 @@ export class DynamoWorkspaceStore {
   }
 
   /**
-   * Moves the signature counter forward from the value `passkey` was read with; false when it had
-   * moved meanwhile or would not move forward. An authenticator that keeps no counter reports 0
-   * every time (WebAuthn §6.1.1): 0 after 0 is accepted and nothing is written.
+   * Moves the signature counter forward from the value `passkey` was read with, and records the use;
+   * false when the counter had moved meanwhile or would not move forward. An authenticator that keeps
+   * no counter reports 0 every time (WebAuthn §6.1.1): 0 after 0 is accepted, only the use recorded.
    */
   async updatePasskeyCounter(passkey: StoredPasskey, counter: number): Promise<boolean> {
-    if (counter === 0 && passkey.counter === 0) return true;
-    if (counter <= passkey.counter) return false;
+    const keepsNoCounter = counter === 0 && passkey.counter === 0;
+    if (!keepsNoCounter && counter <= passkey.counter) return false;
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: passkeyKey(passkey.personId, passkey.credentialId),
-          UpdateExpression: 'SET #counter = :counter',
-          ConditionExpression: '#counter = :read',
+          UpdateExpression: 'SET #counter = :counter, lastUsedAt = :now',
+          // Removed meanwhile, or the counter moved: either way this assertion no longer counts.
+          ConditionExpression: 'attribute_exists(pk) AND #counter = :read',
           ExpressionAttributeNames: { '#counter': 'counter' },
-          ExpressionAttributeValues: { ':counter': counter, ':read': passkey.counter },
+          ExpressionAttributeValues: { ':counter': counter, ':read': passkey.counter, ':now': new Date(this.clock()).toISOString() },
         }),
       );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** The person proved who they are again in the session the cookie names: a check that counts as recent from now. */
+  async markChecked(cookieValue: string): Promise<void> {
+    const parts = COOKIE_PATTERN.exec(cookieValue);
+    if (!parts?.[2]) throw new SessionEndedError();
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: sessionKey(parts[2]),
+          UpdateExpression: 'SET checkedAtMs = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': this.clock() },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new SessionEndedError();
       throw error;
     }
   }

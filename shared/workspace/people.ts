@@ -19,6 +19,12 @@ export interface Session {
   /** Sent back by the app on every change; compared with the header, never read from a cookie. */
   readonly csrfToken: string;
   readonly createdAtMs: number;
+  /**
+   * When the person last proved who they are in this session (epoch ms): the sign-in that began it,
+   * or a password or passkey checked again since. Absent on sessions begun before it was kept, whose
+   * last check is their beginning.
+   */
+  readonly checkedAtMs?: number;
   /** Epoch seconds. */
   readonly expiresAt: number;
 }
@@ -30,8 +36,29 @@ export interface StoredPasskey {
   readonly publicKey: string;
   readonly counter: number;
   readonly transports?: readonly string[];
+  /** What the person called it, to tell their passkeys apart; "Passkey" when they gave no name. */
+  readonly name?: string;
   readonly createdAt: string;
+  /** The last sign-in or check made with it. */
+  readonly lastUsedAt?: string;
 }
+
+/** Who changed a person's passkeys: the person, an operator (`bureau workspace passkeys`), or a reset by sign-in link. */
+export type PasskeyChanger = 'person' | 'operator' | 'sign-in link';
+
+/** One entry of a person's passkey history, kept beside their passkeys. */
+export interface PasskeyChange {
+  readonly change: 'added' | 'removed';
+  readonly by: PasskeyChanger;
+  readonly credentialId: string;
+  readonly name: string;
+  readonly at: string;
+}
+
+export const DEFAULT_PASSKEY_NAME = 'Passkey';
+export const MAX_PASSKEY_NAME_LENGTH = 60;
+/** Passkeys a person may hold: more would serve no one, and a reset removes them all in one transaction. */
+export const MAX_PASSKEYS = 20;
 
 export const INVITATION_HOURS = 24;
 export const SESSION_HOURS = 12;
@@ -53,6 +80,13 @@ export class InvitationUnusableError extends Error {
   constructor() {
     super('This sign-in link has been used, has expired or was never issued; ask for a new one.');
     this.name = 'InvitationUnusableError';
+  }
+}
+
+export class SessionEndedError extends Error {
+  constructor() {
+    super('This session has ended; sign in again.');
+    this.name = 'SessionEndedError';
   }
 }
 

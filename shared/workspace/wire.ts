@@ -13,6 +13,21 @@ export interface SessionView {
   readonly tokenPath: string;
 }
 
+/** A followed sign-in link: the new session, and how many passkeys it removed. */
+export interface AcceptedInvitationView extends SessionView {
+  readonly passkeysRemoved: number;
+}
+
+/** One of the signed-in person's passkeys. */
+export interface PasskeyView {
+  /** The credential id (base64url): what `DELETE passkeys/{id}` names. */
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: string;
+  /** The last sign-in or check made with it; null if never used since it was added. */
+  readonly lastUsedAt: string | null;
+}
+
 /** Attempts of one UTC day by outcome, for the deliveries chart. */
 export interface DayOfDeliveries {
   /** UTC date, YYYY-MM-DD. */

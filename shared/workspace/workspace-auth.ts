@@ -1,5 +1,6 @@
 import { addressBucket, type RateLimiter } from '../auth/rate-limit';
-import type { DynamoWorkspaceStore } from './dynamo-workspace-store';
+import { logger } from '../observability/logger';
+import type { DynamoWorkspaceStore, Redeemed } from './dynamo-workspace-store';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords';
 import { normalizeEmail, type Person, type Session, secretDigest } from './people';
 
@@ -15,7 +16,10 @@ export type WorkspaceStore = Pick<
   | 'endSession'
   | 'endAllSessions'
   | 'addPasskey'
+  | 'removePasskey'
+  | 'passkeyChanges'
   | 'passkeysOf'
+  | 'markChecked'
   | 'passkey'
   | 'updatePasskeyCounter'
   | 'saveChallenge'
@@ -23,11 +27,19 @@ export type WorkspaceStore = Pick<
 >;
 
 /**
- * Sign-in attempts per minute, counted before the password is checked. A person is guarded per
- * address they are tried from, so a flood from one address locks that address out of their account,
- * not them; the looser limit across all addresses bounds guessing from many.
+ * Sign-in attempts per minute, counted before the password is checked, in this order: per person
+ * from one address block (an IPv4 address, an IPv6 /64), per address block, per person from
+ * anywhere. An attempt refused by one limit is not counted against the ones after it, so one block
+ * adds at most `perPersonPerAddress` to the person's count: a flood from one place locks that place
+ * out of the account, never the person out of it from elsewhere, and only guesses from
+ * `perPerson / perPersonPerAddress` blocks or more in one minute reach the limit across all of them.
  */
 export const SIGN_IN_LIMITS = { perPersonPerAddress: 10, perAddress: 30, perPerson: 100 } as const;
+/**
+ * How recent a password or passkey check must be for a signed-in person to add a passkey: the
+ * sign-in that began the session, or a check made again in it.
+ */
+export const RECENT_CHECK_SECONDS = 300;
 /** Attempts to redeem invitation links per minute, counted before the link is looked up. */
 export const INVITATION_LIMITS = { perLink: 10, perAddress: 30 } as const;
 
@@ -52,6 +64,23 @@ export class TooManyInvitationAttemptsError extends Error {
   }
 }
 
+/** A signed-in person's password check failed: the session stays, the check does not count. */
+export class PasswordRefusedError extends Error {
+  constructor() {
+    super('That is not your password.');
+    this.name = 'PasswordRefusedError';
+  }
+}
+
+export class RecentCheckRequiredError extends Error {
+  constructor() {
+    super(
+      `Confirm it is you first: adding a passkey needs your password or one of your passkeys, checked in the last ${RECENT_CHECK_SECONDS / 60} minutes.`,
+    );
+    this.name = 'RecentCheckRequiredError';
+  }
+}
+
 export class WeakPasswordError extends Error {
   constructor(reason: string) {
     super(reason);
@@ -70,25 +99,20 @@ export class WorkspaceAuth {
   constructor(
     private readonly store: WorkspaceStore,
     private readonly limiter: Pick<RateLimiter, 'consume'>,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /**
-   * Every attempt is counted first, atomically, per address, per e-mail address from that address
-   * and per e-mail address from anywhere, and the answer is taken from the counts: parallel guesses
-   * cannot slip under the limit. An unknown address costs a password hash like a known one, so timing
-   * does not say who has an account.
+   * Every attempt is counted first, atomically, per e-mail address from that address block, per
+   * address block and per e-mail address from anywhere, and the answer is taken from the counts:
+   * parallel guesses cannot slip under the limit. An unknown address costs a password hash like a
+   * known one, so timing does not say who has an account.
    */
   async signIn(emailInput: string, password: string, sourceIp: string): Promise<SignedIn> {
     const wellFormed = normalizeEmail(emailInput);
     // A malformed address is still counted (by what was typed), and then refused like a wrong password.
     const email = wellFormed ?? emailInput.slice(0, 320).toLowerCase();
-    const address = addressBucket(sourceIp);
-    const retryAfter = await this.overLimit([
-      [`workspace-ip#${address}`, SIGN_IN_LIMITS.perAddress],
-      [`workspace-person-ip#${email}#${address}`, SIGN_IN_LIMITS.perPersonPerAddress],
-      [`workspace-person#${email}`, SIGN_IN_LIMITS.perPerson],
-    ]);
-    if (retryAfter !== undefined) throw new TooManySignInsError(retryAfter);
+    await this.countSignIn(email, sourceIp);
     const person = wellFormed ? await this.store.personByEmail(wellFormed) : undefined;
     const matches = await verifyPassword(password, person?.passwordHash);
     if (!person || !matches) throw new SignInRefusedError();
@@ -96,11 +120,37 @@ export class WorkspaceAuth {
   }
 
   /**
-   * Spends a one-time link: the person chooses a password and is signed in. The cheap work comes
+   * A signed-in person types their password again: the check the session's sign-in was, made now.
+   * Counted against the same limits as signing in, so it is no second way to guess.
+   */
+  async confirmPassword(person: Person, cookieValue: string, password: string, sourceIp: string): Promise<void> {
+    await this.countSignIn(person.email, sourceIp);
+    if (!(await verifyPassword(password, person.passwordHash))) throw new PasswordRefusedError();
+    await this.store.markChecked(cookieValue);
+  }
+
+  /** Refuses unless the person proved who they are in this session within RECENT_CHECK_SECONDS. */
+  assertRecentCheck(session: Session): void {
+    const checkedAtMs = session.checkedAtMs ?? session.createdAtMs;
+    if (this.clock() - checkedAtMs > RECENT_CHECK_SECONDS * 1000) throw new RecentCheckRequiredError();
+  }
+
+  private async countSignIn(email: string, sourceIp: string): Promise<void> {
+    const address = addressBucket(sourceIp);
+    const retryAfter = await this.overLimit([
+      [`workspace-person-ip#${email}#${address}`, SIGN_IN_LIMITS.perPersonPerAddress],
+      [`workspace-ip#${address}`, SIGN_IN_LIMITS.perAddress],
+      [`workspace-person#${email}`, SIGN_IN_LIMITS.perPerson],
+    ]);
+    if (retryAfter !== undefined) throw new TooManySignInsError(retryAfter);
+  }
+
+  /**
+   * Spends a one-time link: the person chooses a password, loses every passkey, and is signed in. The cheap work comes
    * first (counting the attempt, looking the link up), so only a live link costs a strength check
    * and a password hash.
    */
-  async acceptInvitation(token: string, password: string, sourceIp: string): Promise<SignedIn> {
+  async acceptInvitation(token: string, password: string, sourceIp: string): Promise<Redeemed> {
     const retryAfter = await this.overLimit([
       [`invite-ip#${addressBucket(sourceIp)}`, INVITATION_LIMITS.perAddress],
       [`invite-link#${secretDigest(token)}`, INVITATION_LIMITS.perLink],
@@ -109,7 +159,16 @@ export class WorkspaceAuth {
     const invitation = await this.store.usableInvitation(token);
     const problem = await passwordProblem(password, ['bureau', 'workspace', ...emailWords(invitation.person.email)]);
     if (problem) throw new WeakPasswordError(problem);
-    return this.store.redeem(invitation, await hashPassword(password));
+    const redeemed = await this.store.redeem(invitation, await hashPassword(password));
+    if (redeemed.passkeysRemoved.length > 0) {
+      logger.info('workspace passkeys removed', {
+        personId: redeemed.person.personId,
+        clientId: redeemed.person.clientId,
+        count: redeemed.passkeysRemoved.length,
+        by: 'sign-in link',
+      });
+    }
+    return redeemed;
   }
 
   current(cookieValue: string | undefined): Promise<{ session: Session; person: Person } | undefined> {
@@ -129,11 +188,17 @@ export class WorkspaceAuth {
     return { cookieValue, session, person };
   }
 
-  /** Counts one attempt in every bucket at once; the seconds until the fullest refusing bucket resets, if any refuses. */
+  /**
+   * Counts one attempt in each bucket in turn, stopping at the first that refuses it (the seconds
+   * until that bucket resets): a refused attempt is never charged to the buckets after it, so a
+   * caller already over its own limit cannot use up a limit that others depend on.
+   */
   private async overLimit(buckets: readonly (readonly [string, number])[]): Promise<number | undefined> {
-    const counts = await Promise.all(buckets.map(([key, limit]) => this.limiter.consume(key, limit)));
-    const refused = counts.filter((count) => !count.allowed);
-    return refused.length === 0 ? undefined : Math.max(...refused.map((count) => count.resetSeconds));
+    for (const [key, limit] of buckets) {
+      const count = await this.limiter.consume(key, limit);
+      if (!count.allowed) return count.resetSeconds;
+    }
+    return undefined;
   }
 }
 

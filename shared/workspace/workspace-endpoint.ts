@@ -22,10 +22,19 @@ import {
   setSessionCookie,
 } from './browser-guard';
 import { deliveriesPerDay } from './delivery-stats';
-import { PasskeyRefusedError, type Passkeys, relyingPartyOf } from './passkeys';
-import { InvitationUnusableError, type Person, type Session } from './people';
-import type { SessionView, WatchedCompanyView } from './wire';
 import {
+  PasskeyCheckRefusedError,
+  PasskeyNotFoundError,
+  PasskeyRefusedError,
+  type Passkeys,
+  relyingPartyOf,
+  TooManyPasskeysError,
+} from './passkeys';
+import { InvitationUnusableError, MAX_PASSKEY_NAME_LENGTH, type Person, type Session, SessionEndedError } from './people';
+import type { AcceptedInvitationView, SessionView, WatchedCompanyView } from './wire';
+import {
+  PasswordRefusedError,
+  RecentCheckRequiredError,
   type SignedIn,
   SignInRefusedError,
   TooManyInvitationAttemptsError,
@@ -76,6 +85,13 @@ const stringField = (body: Record<string, unknown>, field: string, maxLength: nu
   return value;
 };
 
+/** A WebAuthn answer: an object, read further by the verifier. */
+const responseField = (body: Record<string, unknown>): object => {
+  const response = body.response;
+  if (typeof response !== 'object' || response === null) throw badRequest('invalid_response', '"response" must be an object.');
+  return response;
+};
+
 /**
  * The workspace's JSON API under /workspace/api: signing in and out, and the client's webhooks,
  * deliveries and watched companies for a signed-in person. A person acts only on their own client:
@@ -112,20 +128,22 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       }
       case 'invitations/accept': {
         const body = jsonObjectBody(request, ['token', 'password']);
-        return signedInResponse(
-          200,
-          await deps.auth.acceptInvitation(stringField(body, 'token', 100), stringField(body, 'password', 1024), request.sourceIp),
+        const redeemed = await deps.auth.acceptInvitation(
+          stringField(body, 'token', 100),
+          stringField(body, 'password', 1024),
+          request.sourceIp,
         );
+        const answer = await signedInResponse(200, redeemed);
+        const view: AcceptedInvitationView = { ...(answer.body as SessionView), passkeysRemoved: redeemed.passkeysRemoved.length };
+        return { ...answer, body: view };
       }
       case 'passkey-sign-in/options':
         return json(200, await deps.passkeys.signInOptions(relyingPartyOf(origin)), NO_STORE);
       case 'passkey-sign-in': {
         const body = jsonObjectBody(request, ['challengeId', 'response']);
-        const response = body.response;
-        if (typeof response !== 'object' || response === null) throw badRequest('invalid_response', '"response" must be an object.');
         return signedInResponse(
           200,
-          await deps.passkeys.signIn(relyingPartyOf(origin), stringField(body, 'challengeId', 100), response as never),
+          await deps.passkeys.signIn(relyingPartyOf(origin), stringField(body, 'challengeId', 100), responseField(body) as never),
         );
       }
       default:
@@ -153,20 +171,8 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
         'This account is disabled: its API and its workspace are closed until Bureau enables it again.',
       );
     }
-    if (route === 'passkeys/registration-options' && request.method === 'POST') {
-      return json(200, await deps.passkeys.registrationOptions(person, relyingPartyOf(originOf(request, deps.origin))), NO_STORE);
-    }
-    if (route === 'passkeys' && request.method === 'POST') {
-      const body = jsonObjectBody(request, ['challengeId', 'response']);
-      if (typeof body.response !== 'object' || body.response === null)
-        throw badRequest('invalid_response', '"response" must be an object.');
-      await deps.passkeys.register(
-        person,
-        relyingPartyOf(originOf(request, deps.origin)),
-        stringField(body, 'challengeId', 100),
-        body.response as never,
-      );
-      return { status: 204, headers: NO_STORE };
+    if (route === 'passkeys' || route.startsWith('passkeys/') || route.startsWith('reauthenticate')) {
+      return passkeyRoutes(request, route, caller);
     }
     if (route === 'watches' && request.method === 'GET') return watched(request, person.clientId);
     const company = /^companies\/([A-Za-z]{2})\/([^/]+)$/.exec(route);
@@ -178,6 +184,49 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       return json(200, await deliveriesPerDay(deps.deliveries, person.clientId, stats[1] ?? '', deps.clock()), NO_STORE);
     }
     if (route === 'webhooks' || route.startsWith('webhooks/')) return deps.webhooks(webhooksRequest(request, route), principalOf(caller));
+    throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
+  }
+
+  /** The person's own passkeys, and the checks that let them add one. */
+  async function passkeyRoutes(request: HttpRequest, route: string, caller: Caller): Promise<HttpResponse> {
+    const { person, session, cookieValue } = caller;
+    const rp = () => relyingPartyOf(originOf(request, deps.origin));
+    const done: HttpResponse = { status: 204, headers: NO_STORE };
+    if (route === 'reauthenticate' && request.method === 'POST') {
+      const body = jsonObjectBody(request, ['password']);
+      await deps.auth.confirmPassword(person, cookieValue, stringField(body, 'password', 1024), request.sourceIp);
+      return done;
+    }
+    if (route === 'reauthenticate/passkey-options' && request.method === 'POST') {
+      return json(200, await deps.passkeys.checkOptions(person, rp()), NO_STORE);
+    }
+    if (route === 'reauthenticate/passkey' && request.method === 'POST') {
+      const body = jsonObjectBody(request, ['challengeId', 'response']);
+      await deps.passkeys.check(person, cookieValue, rp(), stringField(body, 'challengeId', 100), responseField(body) as never);
+      return done;
+    }
+    if (route === 'passkeys' && request.method === 'GET') return json(200, { items: await deps.passkeys.list(person) }, NO_STORE);
+    if (route === 'passkeys/registration-options' && request.method === 'POST') {
+      return json(200, await deps.passkeys.registrationOptions(person, session, rp()), NO_STORE);
+    }
+    if (route === 'passkeys' && request.method === 'POST') {
+      const body = jsonObjectBody(request, ['challengeId', 'response', 'name']);
+      const name = body.name === undefined ? undefined : stringField(body, 'name', MAX_PASSKEY_NAME_LENGTH).trim();
+      await deps.passkeys.register(
+        person,
+        session,
+        rp(),
+        stringField(body, 'challengeId', 100),
+        responseField(body) as never,
+        name || undefined,
+      );
+      return done;
+    }
+    const passkey = /^passkeys\/([A-Za-z0-9_-]+)$/.exec(route);
+    if (passkey && request.method === 'DELETE') {
+      await deps.passkeys.remove(person, passkey[1] ?? '');
+      return done;
+    }
     throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
   }
 
@@ -301,6 +350,12 @@ function httpErrorOf(error: unknown): unknown {
   if (error instanceof WeakPasswordError) return badRequest('weak_password', error.message, { field: 'password' });
   if (error instanceof InvitationUnusableError) return new HttpError(410, 'invitation_unusable', error.message);
   if (error instanceof PasskeyRefusedError) return new HttpError(401, 'passkey_refused', error.message);
+  if (error instanceof PasskeyCheckRefusedError) return new HttpError(403, 'passkey_refused', error.message);
+  if (error instanceof PasswordRefusedError) return new HttpError(403, 'password_refused', error.message);
+  if (error instanceof RecentCheckRequiredError) return new HttpError(403, 'recent_check_required', error.message);
+  if (error instanceof PasskeyNotFoundError) return notFound('passkey_not_found', error.message);
+  if (error instanceof TooManyPasskeysError) return new HttpError(409, 'too_many_passkeys', error.message);
+  if (error instanceof SessionEndedError) return new HttpError(401, 'not_signed_in', error.message);
   if (error instanceof InvalidWatchCursorError) return badRequest('invalid_cursor', `${error.message}.`, { parameter: 'cursor' });
   return error;
 }

@@ -1,9 +1,12 @@
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { DynamoWorkspaceStore } from '../../shared/workspace/dynamo-workspace-store';
+import { invitationLink } from '../../shared/workspace/invitation-link';
 import { axeViolations, fitsWidth, launchChromium, screenshot } from '../support/browser';
 import { profileContent } from '../support/profile-fixture';
 import { useTestRuntime } from '../support/runtime';
@@ -12,7 +15,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 /**
  * The workspace in a real browser (Debian's Chromium through playwright-core), against the local
  * runtime that `npm start` runs: a person opens their one-time link, manages a webhook endpoint,
- * watches a test event arrive and signs in again with a passkey. Each page is checked with axe-core
+ * watches a test event arrive, adds a passkey (confirming their password), signs in with it, removes
+ * it, and loses every passkey by following a new link. Each page is checked with axe-core
  * at desktop and phone width, and photographed into test-results/workspace/.
  */
 // Client records are cached one second, so disabling the client shows within the test.
@@ -62,6 +66,28 @@ async function checkPage(name: string): Promise<void> {
 }
 
 const heading = (text: string | RegExp) => page.getByRole('heading', { level: 1, name: text });
+
+const workspaceStore = () =>
+  new DynamoWorkspaceStore(createDocumentClient(createDynamoClient(bureau().runtime.env)), bureau().runtime.tables.workspace as string);
+
+/** Moves the last password or passkey check of every live session back by `ms`, as time passing would. */
+async function ageSessionChecks(ms: number): Promise<void> {
+  const doc = createDocumentClient(createDynamoClient(bureau().runtime.env));
+  const table = bureau().runtime.tables.workspace as string;
+  const sessions = await doc.send(
+    new ScanCommand({ TableName: table, FilterExpression: 'sk = :session', ExpressionAttributeValues: { ':session': 'SESSION' } }),
+  );
+  for (const session of sessions.Items ?? []) {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: session.pk, sk: session.sk },
+        UpdateExpression: 'SET checkedAtMs = :then',
+        ExpressionAttributeValues: { ':then': Date.now() - ms },
+      }),
+    );
+  }
+}
 
 describe('the workspace in a browser', () => {
   it('serves its pages with a strict Content-Security-Policy and no framing', async () => {
@@ -235,7 +261,7 @@ describe('the workspace in a browser', () => {
     await checkPage('company');
   });
 
-  it('adds a passkey, then signs in with it alone', async () => {
+  it('adds a passkey after the person confirms their password, then signs in with it alone', async () => {
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
@@ -248,9 +274,20 @@ describe('the workspace in a browser', () => {
         automaticPresenceSimulation: true,
       },
     });
+    // The person signed in longer ago than a recent check allows.
+    await ageSessionChecks(10 * 60_000);
     await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByText('You have no passkeys.').waitFor();
+    await page.getByLabel('Name of the new passkey (optional)').fill('Test laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await checkPage('passkey-confirm');
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Confirm and add the passkey' }).click();
     await page.getByText('Passkey added').waitFor();
+    const list = page.getByRole('list', { name: 'Your passkeys' });
+    await list.getByText('Test laptop').waitFor();
+    await list.getByText('Never used').waitFor();
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await heading('Sign in to your Bureau workspace').waitFor();
@@ -258,6 +295,40 @@ describe('the workspace in a browser', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
 
     await heading('Overview').waitFor();
+    await list.getByText(/Last used/).waitFor();
+    await checkPage('overview-passkeys');
+  });
+
+  it('removes a passkey after asking, so that it signs in no more', async () => {
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove Test laptop' }).click();
+    await page.getByText('Passkey "Test laptop" removed.').waitFor();
+    await page.getByText('You have no passkeys.').waitFor();
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByText('The passkey could not be verified').waitFor();
+  });
+
+  it('removes every passkey when the person follows a sign-in link, and says so before and after', async () => {
+    await page.getByLabel('E-mail address').fill(bureau().runtime.workspace.demoPerson);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await heading('Overview').waitFor();
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByText('Passkey added').waitFor();
+    const { token } = await workspaceStore().invite(bureau().demoClient.clientId, bureau().runtime.workspace.demoPerson);
+
+    await page.goto(invitationLink(new URL(bureau().runtime.workspace.url).origin, token));
+    await heading('Choose your password').waitFor();
+    await page.getByText('removes every passkey on your account').waitFor();
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('The same password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+
+    await heading('Overview').waitFor();
+    await page.getByText('Your passkey was removed').waitFor();
+    await page.getByText('You have no passkeys.').waitFor();
   });
 
   it('deletes the endpoint after asking', async () => {

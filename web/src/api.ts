@@ -1,9 +1,9 @@
 /** The workspace's JSON API on this origin. Every change carries the session's CSRF token. */
 import type { DeliveryAttemptView, PageView, RevealedSubscriptionView, SubscriptionView } from '../../shared/webhooks/wire';
-import type { DayOfDeliveries, SessionView, WatchedCompanyView } from '../../shared/workspace/wire';
+import type { AcceptedInvitationView, DayOfDeliveries, PasskeyView, SessionView, WatchedCompanyView } from '../../shared/workspace/wire';
 
 // The API's own types (one definition for the server and this app), under the names the pages use.
-export type { DayOfDeliveries, SessionView };
+export type { AcceptedInvitationView, DayOfDeliveries, PasskeyView, SessionView };
 export type Subscription = SubscriptionView;
 export type RevealedSubscription = RevealedSubscriptionView;
 export type Attempt = DeliveryAttemptView;
@@ -58,7 +58,10 @@ export const api = {
   session: () => call<SessionView>('GET', '/session').then(rememberSession),
   signIn: (email: string, password: string) => call<SessionView>('POST', '/sign-in', { email, password }).then(rememberSession),
   acceptInvitation: (token: string, password: string) =>
-    call<SessionView>('POST', '/invitations/accept', { token, password }).then(rememberSession),
+    call<AcceptedInvitationView>('POST', '/invitations/accept', { token, password }).then((view) => {
+      rememberSession(view);
+      return view;
+    }),
   signOut: () => call<void>('POST', '/sign-out'),
   signOutEverywhere: () => call<void>('POST', '/sign-out-everywhere'),
   webhooks: () => call<Page<Subscription>>('GET', '/webhooks?limit=100'),
@@ -88,7 +91,14 @@ export const api = {
   company: (jurisdiction: string, number: string) =>
     call<Record<string, unknown>>('GET', `/companies/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(number)}`),
   passkeyRegistrationOptions: () => call<{ challengeId: string; options: unknown }>('POST', '/passkeys/registration-options'),
-  registerPasskey: (challengeId: string, response: unknown) => call<void>('POST', '/passkeys', { challengeId, response }),
+  registerPasskey: (challengeId: string, response: unknown, name?: string) =>
+    call<void>('POST', '/passkeys', { challengeId, response, ...(name ? { name } : {}) }),
+  passkeys: () => call<{ items: PasskeyView[] }>('GET', '/passkeys'),
+  removePasskey: (id: string) => call<void>('DELETE', `/passkeys/${encodeURIComponent(id)}`),
+  reauthenticate: (password: string) => call<void>('POST', '/reauthenticate', { password }),
+  reauthenticationOptions: () => call<{ challengeId: string; options: unknown }>('POST', '/reauthenticate/passkey-options'),
+  reauthenticateWithPasskey: (challengeId: string, response: unknown) =>
+    call<void>('POST', '/reauthenticate/passkey', { challengeId, response }),
   passkeySignInOptions: () => call<{ challengeId: string; options: unknown }>('POST', '/passkey-sign-in/options'),
   passkeySignIn: (challengeId: string, response: unknown) =>
     call<SessionView>('POST', '/passkey-sign-in', { challengeId, response }).then(rememberSession),

@@ -23,8 +23,14 @@ export function App() {
     });
   }, []);
 
-  const signedIn = (next: SessionView) => {
+  const [notice, setNotice] = useState<string>();
+  // What a followed link removed is said once, on the overview it leads to.
+  useEffect(() => {
+    if ((route[0] ?? 'overview') !== 'overview') setNotice(undefined);
+  }, [route[0]]);
+  const signedIn = (next: SessionView, message?: string) => {
     setSession(next);
+    setNotice(message);
     navigate('overview');
   };
 
@@ -96,7 +102,7 @@ export function App() {
         ) : section === 'companies' && id && number ? (
           <CompanyPage jurisdiction={id} number={number} />
         ) : (
-          <Overview session={session} />
+          <Overview session={session} {...(notice ? { notice } : {})} />
         )}
       </main>
     </>

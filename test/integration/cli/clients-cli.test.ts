@@ -323,6 +323,7 @@ describe('bureau target resolution', () => {
       deliveries: 'bureau-deliveries',
       workspace: 'bureau-workspace',
       registerStreams: 'bureau-registerStreams',
+      events: 'bureau-events',
     });
     const endpoint = await opened?.doc.config.endpoint?.();
     await expect(fetch(`http://${endpoint?.hostname}:${endpoint?.port}`), 'stopped after the command').rejects.toThrow();
@@ -337,6 +338,7 @@ describe('bureau target resolution', () => {
       { OutputKey: 'WebhooksTableName', OutputValue: 'Bureau-Tableswebhooks-4' },
       { OutputKey: 'DeliveriesTableName', OutputValue: 'Bureau-Tablesdeliveries-5' },
       { OutputKey: 'WorkspaceTableName', OutputValue: 'Bureau-Tablesworkspace-6' },
+      { OutputKey: 'EventsTableName', OutputValue: 'Bureau-Tablesevents-7' },
       { OutputKey: 'WorkspaceUrl', OutputValue: 'https://d111111abcdef8.cloudfront.net/workspace/' },
       { OutputKey: 'DeliveriesQueueUrl', OutputValue: 'https://sqs.eu-west-2.amazonaws.com/1/deliveries' },
       { OutputKey: 'DeliveriesDeadLetterQueueUrl', OutputValue: 'https://sqs.eu-west-2.amazonaws.com/1/deliveries-dlq' },
@@ -360,6 +362,7 @@ describe('bureau target resolution', () => {
       webhooks: 'Bureau-Tableswebhooks-4',
       deliveries: 'Bureau-Tablesdeliveries-5',
       workspace: 'Bureau-Tablesworkspace-6',
+      events: 'Bureau-Tablesevents-7',
     });
     expect(target.workspaceOrigin).toBe('https://d111111abcdef8.cloudfront.net');
     expect(target.queues?.deliveries).toBe('https://sqs.eu-west-2.amazonaws.com/1/deliveries');

@@ -91,3 +91,65 @@ describe('bureau workspace invite', () => {
     expect(taken.stderr).toMatch(/another client/);
   });
 });
+
+describe('bureau workspace passkeys', () => {
+  async function personWithPasskeys(email: string, names: readonly string[]) {
+    const store = new DynamoWorkspaceStore(tables.doc, tables.names.workspace as string);
+    const { person } = await store.invite(clientId, email);
+    for (const [i, name] of names.entries()) {
+      await store.addPasskey(
+        { credentialId: `cred-${email.split('@')[0]}-${i}`, personId: person.personId, publicKey: 'AA', counter: 0, name },
+        {
+          createdAtMs: Date.now(),
+        },
+      );
+    }
+    return { store, person };
+  }
+
+  it("lists a person's passkeys with their names, when added and when last used", async () => {
+    await personWithPasskeys('listed@acme.example', ['Laptop', 'Phone']);
+
+    const table = await bureau(target(), 'workspace', 'passkeys', 'list', '--email', 'Listed@Acme.example');
+    const json = await bureau(target(), 'workspace', 'passkeys', 'list', '--email', 'listed@acme.example', '--json');
+
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/Laptop/);
+    expect(table.stdout).toMatch(/never/);
+    const listed = JSON.parse(json.stdout) as { email: string; passkeys: Array<{ id: string; name: string; lastUsedAt: string | null }> };
+    expect(listed.email).toBe('listed@acme.example');
+    expect(listed.passkeys.map((passkey) => [passkey.id, passkey.name, passkey.lastUsedAt])).toEqual([
+      ['cred-listed-0', 'Laptop', null],
+      ['cred-listed-1', 'Phone', null],
+    ]);
+  });
+
+  it('removes one passkey, or all of them, and keeps each removal in the history as made by an operator', async () => {
+    const { store, person } = await personWithPasskeys('removed@acme.example', ['Laptop', 'Phone', 'Key']);
+
+    const one = await bureau(target(), 'workspace', 'passkeys', 'remove', '--email', 'removed@acme.example', '--id', 'cred-removed-0');
+    const unknown = await bureau(target(), 'workspace', 'passkeys', 'remove', '--email', 'removed@acme.example', '--id', 'cred-removed-0');
+    const all = await bureau(target(), 'workspace', 'passkeys', 'remove', '--email', 'removed@acme.example', '--all', '--json');
+
+    expect(one.code).toBe(0);
+    expect(one.stdout).toBe('Removed passkey "Laptop" (cred-removed-0) of removed@acme.example.');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/no passkey cred-removed-0/);
+    expect(JSON.parse(all.stdout)).toEqual({ email: 'removed@acme.example', removed: ['cred-removed-1', 'cred-removed-2'] });
+    expect(await store.passkeysOf(person.personId)).toEqual([]);
+    const removals = (await store.passkeyChanges(person.personId)).filter((entry) => entry.change === 'removed');
+    expect(removals.map((entry) => entry.by)).toEqual(['operator', 'operator', 'operator']);
+  });
+
+  it('asks for --id or --all, and names an unknown person', async () => {
+    await personWithPasskeys('asked@acme.example', ['Laptop']);
+
+    const neither = await bureau(target(), 'workspace', 'passkeys', 'remove', '--email', 'asked@acme.example');
+    const nobody = await bureau(target(), 'workspace', 'passkeys', 'list', '--email', 'nobody@acme.example');
+
+    expect(neither.code).not.toBe(0);
+    expect(neither.stderr).toMatch(/--id .* or --all/);
+    expect(nobody.code).not.toBe(0);
+    expect(nobody.stderr).toMatch(/no person nobody@acme.example/);
+  });
+});

@@ -15,7 +15,7 @@ import { Subscriptions } from '../../../shared/webhooks/subscriptions';
 import { createWebhooksEndpoint } from '../../../shared/webhooks/webhooks-endpoint';
 import { DynamoWorkspaceStore } from '../../../shared/workspace/dynamo-workspace-store';
 import { Passkeys } from '../../../shared/workspace/passkeys';
-import { INVITATION_LIMITS, SIGN_IN_LIMITS, WorkspaceAuth } from '../../../shared/workspace/workspace-auth';
+import { INVITATION_LIMITS, RECENT_CHECK_SECONDS, SIGN_IN_LIMITS, WorkspaceAuth } from '../../../shared/workspace/workspace-auth';
 import { createWorkspaceEndpoint } from '../../../shared/workspace/workspace-endpoint';
 import { presentMinuteMs } from '../../support/clock';
 import { createTestTables, type TestTables } from '../../support/dynamo';
@@ -50,7 +50,11 @@ beforeAll(async () => {
   clientA = (await registry.create({ name: 'Acme Ltd' })).client.clientId;
   clientB = (await registry.create({ name: 'Borealis plc' })).client.clientId;
   store = new DynamoWorkspaceStore(tables.doc, names.workspace as string, () => nowMs);
-  const auth = new WorkspaceAuth(store, new RateLimiter(tables.doc, names.workspace as string, { clock: () => nowMs, timeoutMs: 20_000 }));
+  const auth = new WorkspaceAuth(
+    store,
+    new RateLimiter(tables.doc, names.workspace as string, { clock: () => nowMs, timeoutMs: 20_000 }),
+    () => nowMs,
+  );
   const subscriptions = new Subscriptions({
     store: new DynamoSubscriptionStore(tables.doc, names.webhooks as string),
     resolve: async () => ['93.184.215.14'],
@@ -285,6 +289,42 @@ describe('signing in and out', () => {
     expect(refused[0]?.headers?.['retry-after']).toMatch(/^\d+$/);
     expect(owner.status).toBe(200);
     expect(attackerWithThePassword.status).toBe(429);
+  });
+
+  it('lets the person sign in from another address after a burst of 100 wrong passwords from one', async () => {
+    await signedInPerson(clientA, 'flooded@acme.example');
+    const burst = [];
+    for (let i = 0; i < 100; i++) {
+      burst.push(
+        await send({}, 'POST', 'sign-in', { email: 'flooded@acme.example', password: `guess ${i}` }, { 'x-test-ip': '198.51.100.40' }),
+      );
+    }
+
+    const owner = await send({}, 'POST', 'sign-in', { email: 'flooded@acme.example', password: STRONG }, { 'x-test-ip': '203.0.113.140' });
+
+    expect(burst.filter((answer) => answer.status === 401)).toHaveLength(SIGN_IN_LIMITS.perPersonPerAddress);
+    expect(burst.filter((answer) => answer.status === 429)).toHaveLength(100 - SIGN_IN_LIMITS.perPersonPerAddress);
+    expect(owner.status).toBe(200);
+  });
+
+  it('counts a flood from the addresses of one IPv6 /64 as one place', async () => {
+    await signedInPerson(clientA, 'flooded-v6@acme.example');
+    const burst = [];
+    for (let i = 0; i < 100; i++) {
+      const address = `2001:db8:99:1::${(i + 1).toString(16)}`;
+      burst.push(await send({}, 'POST', 'sign-in', { email: 'flooded-v6@acme.example', password: `guess ${i}` }, { 'x-test-ip': address }));
+    }
+
+    const owner = await send(
+      {},
+      'POST',
+      'sign-in',
+      { email: 'flooded-v6@acme.example', password: STRONG },
+      { 'x-test-ip': '2001:db8:99:2::1' },
+    );
+
+    expect(burst.filter((answer) => answer.status === 429)).toHaveLength(100 - SIGN_IN_LIMITS.perPersonPerAddress);
+    expect(owner.status).toBe(200);
   });
 
   it('limits sign-in attempts per address across people', async () => {
@@ -564,6 +604,21 @@ describe('passkeys', () => {
     return send({}, 'POST', 'passkey-sign-in', { challengeId, response: authenticator.assertion(options.challenge, assertion) });
   }
 
+  async function sessionOf(authenticator: SoftwareAuthenticator, counter: number): Promise<Browser> {
+    const browser: Browser = {};
+    const { challengeId, options } = bodyOf(await send(browser, 'POST', 'passkey-sign-in/options')) as Loose;
+    await send(browser, 'POST', 'passkey-sign-in', { challengeId, response: authenticator.assertion(options.challenge, { counter }) });
+    return browser;
+  }
+
+  async function checkWith(browser: Browser, authenticator: SoftwareAuthenticator, counter: number): Promise<HttpResponse> {
+    const { challengeId, options } = bodyOf(await send(browser, 'POST', 'reauthenticate/passkey-options')) as Loose;
+    return send(browser, 'POST', 'reauthenticate/passkey', {
+      challengeId,
+      response: authenticator.assertion(options.challenge, { counter }),
+    });
+  }
+
   it('ask the authenticator to verify the person, at registration and at sign-in', async () => {
     const browser = await signedInPerson(clientA, 'uv-options@acme.example');
 
@@ -611,5 +666,148 @@ describe('passkeys', () => {
 
     expect((await signInWith(authenticator, { counter: 0 })).status).toBe(200);
     expect((await signInWith(authenticator, { counter: 0 })).status).toBe(200);
+  });
+
+  async function addPasskey(browser: Browser, authenticator: SoftwareAuthenticator, name?: string): Promise<HttpResponse> {
+    const { challengeId, options } = bodyOf(await send(browser, 'POST', 'passkeys/registration-options')) as Loose;
+    return send(browser, 'POST', 'passkeys', {
+      challengeId,
+      response: authenticator.registration(options.challenge, { counter: 1 }),
+      ...(name === undefined ? {} : { name }),
+    });
+  }
+
+  /** Runs `act` as if the session had begun longer ago than a recent check allows. */
+  async function later<T>(act: () => Promise<T>): Promise<T> {
+    nowMs += (RECENT_CHECK_SECONDS + 60) * 1000;
+    try {
+      return await act();
+    } finally {
+      nowMs -= (RECENT_CHECK_SECONDS + 60) * 1000;
+    }
+  }
+
+  it('to be added, need a password or passkey check from the last 5 minutes', async () => {
+    const browser = await signedInPerson(clientA, 'recent-check@acme.example');
+    const authenticator = new SoftwareAuthenticator(ORIGIN);
+
+    const { stale, wrong, refusedAgain, confirmed, added } = await later(async () => {
+      const stale = await send(browser, 'POST', 'passkeys/registration-options');
+      const wrong = await send(browser, 'POST', 'reauthenticate', { password: `${STRONG}x` });
+      const refusedAgain = await send(browser, 'POST', 'passkeys/registration-options');
+      const confirmed = await send(browser, 'POST', 'reauthenticate', { password: STRONG });
+      return { stale, wrong, refusedAgain, confirmed, added: await addPasskey(browser, authenticator, 'Laptop') };
+    });
+
+    expect(RECENT_CHECK_SECONDS).toBe(300);
+    expect([stale.status, bodyOf(stale).error]).toEqual([403, 'recent_check_required']);
+    expect([wrong.status, bodyOf(wrong).error]).toEqual([403, 'password_refused']);
+    expect(refusedAgain.status).toBe(403);
+    expect(confirmed.status).toBe(204);
+    expect(added.status).toBe(204);
+  });
+
+  it('to be added, accept a check with one of the person’s own passkeys, and no one else’s', async () => {
+    const { authenticator } = await personWithPasskey('check-by-passkey@acme.example', { counter: 1 });
+    const browser = await sessionOf(authenticator, 2);
+    const stranger = await personWithPasskey('stranger@acme.example', { counter: 1 });
+
+    const { byStranger, byOwn, added } = await later(async () => {
+      const byStranger = await checkWith(browser, stranger.authenticator, 2);
+      const byOwn = await checkWith(browser, authenticator, 3);
+      return { byStranger, byOwn, added: await addPasskey(browser, new SoftwareAuthenticator(ORIGIN)) };
+    });
+
+    expect([byStranger.status, bodyOf(byStranger).error]).toEqual([403, 'passkey_refused']);
+    expect(byOwn.status).toBe(204);
+    expect(added.status).toBe(204);
+  });
+
+  it('are listed with their names, when they were added and last used, and removed by their person', async () => {
+    const browser = await signedInPerson(clientA, 'list@acme.example');
+    const laptop = new SoftwareAuthenticator(ORIGIN);
+    const phone = new SoftwareAuthenticator(ORIGIN);
+    await addPasskey(browser, laptop, 'Laptop');
+    await addPasskey(browser, phone);
+    expect((await signInWith(laptop, { counter: 2 })).status).toBe(200);
+    const other = await signedInPerson(clientA, 'not-list@acme.example');
+
+    const listed = bodyOf(await send(browser, 'GET', 'passkeys')) as Loose;
+    const byOther = await send(other, 'DELETE', `passkeys/${laptop.credentialId}`);
+    const removed = await send(browser, 'DELETE', `passkeys/${laptop.credentialId}`);
+    const again = await send(browser, 'DELETE', `passkeys/${laptop.credentialId}`);
+    const signInAfter = await signInWith(laptop, { counter: 3 });
+
+    const when = new Date(nowMs).toISOString();
+    expect(listed.items).toEqual(
+      expect.arrayContaining([
+        { id: laptop.credentialId, name: 'Laptop', createdAt: when, lastUsedAt: when },
+        { id: phone.credentialId, name: 'Passkey', createdAt: when, lastUsedAt: null },
+      ]),
+    );
+    expect(listed.items).toHaveLength(2);
+    expect([byOther.status, bodyOf(byOther).error]).toEqual([404, 'passkey_not_found']);
+    expect(removed.status).toBe(204);
+    expect(again.status).toBe(404);
+    expect([signInAfter.status, bodyOf(signInAfter).error]).toEqual([401, 'passkey_refused']);
+    expect(((bodyOf(await send(browser, 'GET', 'passkeys')) as Loose).items as Loose[]).map((item) => item.id)).toEqual([
+      phone.credentialId,
+    ]);
+    const person = await store.personByEmail('list@acme.example');
+    expect((await store.passkeyChanges(person?.personId ?? '')).map(({ change, by, name, at }) => [change, by, name, at]).sort()).toEqual([
+      ['added', 'person', 'Laptop', when],
+      ['added', 'person', 'Passkey', when],
+      ['removed', 'person', 'Laptop', when],
+    ]);
+  });
+
+  it('are all removed when the person follows a sign-in link, which says how many went', async () => {
+    const browser = await signedInPerson(clientA, 'reset@acme.example');
+    const first = new SoftwareAuthenticator(ORIGIN);
+    const second = new SoftwareAuthenticator(ORIGIN);
+    await addPasskey(browser, first, 'First');
+    await addPasskey(browser, second, 'Second');
+    const { token } = await store.invite(clientA, 'reset@acme.example');
+
+    const reset: Browser = {};
+    const accepted = await send(reset, 'POST', 'invitations/accept', { token, password: STRONG }, { 'x-test-ip': '203.0.113.200' });
+
+    expect(accepted.status).toBe(200);
+    expect(bodyOf(accepted).passkeysRemoved).toBe(2);
+    expect((await signInWith(first, { counter: 2 })).status).toBe(401);
+    expect((await signInWith(second, { counter: 2 })).status).toBe(401);
+    expect((bodyOf(await send(reset, 'GET', 'passkeys')) as Loose).items).toEqual([]);
+    const person = await store.personByEmail('reset@acme.example');
+    const removals = (await store.passkeyChanges(person?.personId ?? '')).filter((entry) => entry.change === 'removed');
+    expect(removals.map(({ by, name }) => [by, name]).sort()).toEqual([
+      ['sign-in link', 'First'],
+      ['sign-in link', 'Second'],
+    ]);
+  });
+
+  it('cannot be added by a session that a sign-in link has ended, however close the two', async () => {
+    const browser = await signedInPerson(clientA, 'ended@acme.example');
+    const session = await store.session(browser.cookie?.split('=')[1] ?? '');
+    const { token } = await store.invite(clientA, 'ended@acme.example');
+    nowMs += 1;
+    try {
+      await store.redeem(await store.usableInvitation(token), 'scrypt$1$1$1$a$b');
+      const authenticator = new SoftwareAuthenticator(ORIGIN);
+      const late = store.addPasskey(
+        {
+          credentialId: authenticator.credentialId,
+          personId: session?.person.personId ?? '',
+          publicKey: 'AA',
+          counter: 0,
+          name: 'Intruder',
+        },
+        session?.session as never,
+      );
+
+      await expect(late).rejects.toThrow(/session has ended/);
+      expect(await store.passkeysOf(session?.person.personId ?? '')).toEqual([]);
+    } finally {
+      nowMs -= 1;
+    }
   });
 });

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type SessionView } from '../api';
 import { errorText, PageTitle, Status } from '../components';
 
-export function AcceptInvitation({ token, onSignedIn }: { token: string; onSignedIn: (session: SessionView) => void }) {
+export function AcceptInvitation({ token, onSignedIn }: { token: string; onSignedIn: (session: SessionView, notice?: string) => void }) {
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [problem, setProblem] = useState<string>();
@@ -17,7 +17,14 @@ export function AcceptInvitation({ token, onSignedIn }: { token: string; onSigne
     setBusy(true);
     setProblem(undefined);
     try {
-      onSignedIn(await api.acceptInvitation(token, password));
+      const accepted = await api.acceptInvitation(token, password);
+      const removed = accepted.passkeysRemoved;
+      onSignedIn(
+        accepted,
+        removed > 0
+          ? `Your password is set. ${removed === 1 ? 'Your passkey was' : `All ${removed} of your passkeys were`} removed: add one again if you wish.`
+          : undefined,
+      );
     } catch (error) {
       setProblem(errorText(error));
     } finally {
@@ -37,6 +44,10 @@ export function AcceptInvitation({ token, onSignedIn }: { token: string; onSigne
     <main id="main" class="narrow">
       <PageTitle>Choose your password</PageTitle>
       <p>At least 12 characters and hard to guess: a few unrelated words work well.</p>
+      <p>
+        Setting a password here signs you out everywhere else and removes every passkey on your account, so that no one else who held them
+        can still get in. You can add passkeys again afterwards.
+      </p>
       <form onSubmit={submit}>
         <label for="new-password">New password</label>
         <input

@@ -1,34 +1,19 @@
-import { startRegistration } from '@simplewebauthn/browser';
-import { useState } from 'preact/hooks';
 import { api, type SessionView } from '../api';
-import { CopyButton, errorText, PageTitle, Status, useAsync } from '../components';
+import { CopyButton, PageTitle, Status, useAsync } from '../components';
 import { when } from '../format';
 import { href } from '../router';
+import { Passkeys } from './passkeys';
 import { Health } from './webhooks';
 
-export function Overview({ session }: { session: SessionView }) {
+export function Overview({ session, notice }: { session: SessionView; notice?: string }) {
   const webhooks = useAsync(() => api.webhooks(), []);
-  const [passkey, setPasskey] = useState<{ message: string; tone: 'info' | 'error' }>();
   const tokenUrl = `${window.location.origin}${session.tokenPath}`;
   const curl = `curl -s -X POST ${tokenUrl} \\\n  -H 'content-type: application/json' \\\n  -d '{"grant_type":"client_credentials","client_id":"${session.client.clientId}","client_secret":"your-client-secret"}'`;
-
-  const addPasskey = async () => {
-    try {
-      const { challengeId, options } = await api.passkeyRegistrationOptions();
-      const response = await startRegistration({ optionsJSON: options as never });
-      await api.registerPasskey(challengeId, response);
-      setPasskey({ message: 'Passkey added: you can sign in with it from now on.', tone: 'info' });
-    } catch (error) {
-      setPasskey({
-        message: error instanceof Error && error.name === 'NotAllowedError' ? 'The passkey prompt was closed.' : errorText(error),
-        tone: 'error',
-      });
-    }
-  };
 
   return (
     <>
       <PageTitle>Overview</PageTitle>
+      {notice ? <Status message={notice} /> : null}
       <section aria-labelledby="api-access">
         <h2 id="api-access">API access</h2>
         <dl class="facts">
@@ -75,14 +60,7 @@ export function Overview({ session }: { session: SessionView }) {
           ))}
         </ul>
       </section>
-      <section aria-labelledby="passkeys">
-        <h2 id="passkeys">Passkeys</h2>
-        <p>Sign in with your device's screen lock or a security key instead of your password.</p>
-        <button type="button" class="secondary" onClick={addPasskey}>
-          Add a passkey
-        </button>
-        <Status message={passkey?.message} tone={passkey?.tone} />
-      </section>
+      <Passkeys />
     </>
   );
 }
