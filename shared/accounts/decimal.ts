@@ -10,31 +10,48 @@ export interface Decimal {
   readonly exponent: number;
 }
 
-const PLAIN = /^(\d+)(?:\.(\d*))?$|^\.(\d+)$/;
+const isDigit = (code: number) => code >= 48 && code <= 57;
 
-/** "1234.50" as a Decimal; null when the text is not a plain non-negative decimal. */
+/**
+ * "1234.50" as a Decimal; null when the text is not a plain non-negative decimal: digits with an
+ * optional fraction ("12", "12.", "12.5") or a fraction alone (".5"). Every figure passes here, so
+ * it reads characters rather than running regular expressions.
+ */
 export function parseDecimal(text: string): Decimal | null {
-  const match = PLAIN.exec(text);
-  if (!match) return null;
-  const whole = match[1] ?? '0';
-  const fraction = match[2] ?? match[3] ?? '';
-  return normalize({ negative: false, digits: whole + fraction, exponent: -fraction.length });
+  const length = text.length;
+  let index = 0;
+  while (index < length && isDigit(text.charCodeAt(index))) index++;
+  const wholeEnd = index;
+  let fraction = '';
+  if (index < length) {
+    if (text.charCodeAt(index) !== 46 /* . */) return null;
+    const fractionStart = ++index;
+    while (index < length && isDigit(text.charCodeAt(index))) index++;
+    if (index < length || (wholeEnd === 0 && index === fractionStart)) return null;
+    fraction = text.slice(fractionStart);
+  } else if (wholeEnd === 0) return null;
+  const whole = wholeEnd === 0 ? '0' : text.slice(0, wholeEnd);
+  return normalize(false, whole + fraction, -fraction.length);
 }
 
-function normalize(value: Decimal): Decimal {
-  let digits = value.digits.replace(/^0+(?=\d)/, '');
-  let exponent = value.exponent;
-  while (exponent < 0 && digits.length > 1 && digits.endsWith('0')) {
-    digits = digits.slice(0, -1);
+/** Leading zeros and the fraction's trailing zeros dropped; zero is always positive. */
+function normalize(negative: boolean, raw: string, rawExponent: number): Decimal {
+  let start = 0;
+  while (start < raw.length - 1 && raw.charCodeAt(start) === 48) start++;
+  let end = raw.length;
+  let exponent = rawExponent;
+  while (exponent < 0 && end - start > 1 && raw.charCodeAt(end - 1) === 48) {
+    end--;
     exponent++;
   }
-  if (/^0+$/.test(digits)) return { negative: false, digits: '0', exponent: 0 };
-  return { negative: value.negative, digits, exponent };
+  const digits = start === 0 && end === raw.length ? raw : raw.slice(start, end);
+  if (digits === '0') return { negative: false, digits: '0', exponent: 0 };
+  return { negative, digits, exponent };
 }
 
 /** value × 10^power */
 export function scaleDecimal(value: Decimal, power: number): Decimal {
-  return normalize({ ...value, exponent: value.exponent + power });
+  return normalize(value.negative, value.digits, value.exponent + power);
 }
 
 export function negateDecimal(value: Decimal): Decimal {
@@ -58,6 +75,19 @@ export function decimalsEqual(a: Decimal, b: Decimal): boolean {
  */
 export function toMinorUnits(value: Decimal): number | null {
   const hundredths = scaleDecimal(value, 2);
+  const { digits, exponent } = hundredths;
+  // Up to 15 digits a double holds every integer exactly: most amounts, without BigInt.
+  if (digits.length + Math.max(exponent, 0) <= 15) {
+    let minor: number;
+    if (exponent >= 0) minor = Number(digits) * 10 ** exponent;
+    else {
+      const kept = digits.length + exponent;
+      minor = kept > 0 ? Number(digits.slice(0, kept)) : 0;
+      // Half away from zero: the first digit dropped decides.
+      if (kept >= 0 && digits.charCodeAt(kept) >= 53 /* 5 */) minor += 1;
+    }
+    return hundredths.negative && minor !== 0 ? -minor : minor;
+  }
   let whole: bigint;
   if (hundredths.exponent >= 0) whole = BigInt(hundredths.digits) * 10n ** BigInt(hundredths.exponent);
   else {

@@ -2,7 +2,7 @@ import { type ConceptChoice, DORMANT_CONCEPTS, EMPLOYEES, type FigureConcepts, M
 import { type Decimal, decimalToString, toMinorUnits, toNumber } from './decimal';
 import type { AccountsFiling, AccountsType, Conflict, FactProvenance, PeriodFigures } from './filing';
 import type { Context, Fact, Instance } from './instance';
-import { ISO4217, knownNamespace, type TaxonomyGeneration } from './namespaces';
+import { ISO4217, type KnownNamespace, knownNamespace, type TaxonomyGeneration } from './namespaces';
 
 interface Period {
   readonly start?: string;
@@ -10,7 +10,7 @@ interface Period {
 }
 
 interface Candidate {
-  readonly fact: Fact & { readonly number: Decimal };
+  readonly fact: NumericFact;
   readonly context: Context;
   readonly currency?: string;
   readonly provenance: FactProvenance;
@@ -25,8 +25,55 @@ export interface DerivationInput {
 
 const DAY = 86_400_000;
 
+/** Filings cluster on a few hundred period dates: each date is worked out once. */
+const shiftedDates = new Map<string, string>();
+
 function addDays(iso: string, days: number): string {
-  return new Date(Date.parse(`${iso}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+  const key = `${days} ${iso}`;
+  let shifted = shiftedDates.get(key);
+  if (shifted === undefined) {
+    shifted = new Date(Date.parse(`${iso}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+    if (shiftedDates.size >= 4096) shiftedDates.clear();
+    shiftedDates.set(key, shifted);
+  }
+  return shifted;
+}
+
+type NumericFact = Fact & { readonly number: Decimal };
+
+/**
+ * What the derivation reads of the facts, gathered in one pass over them: a filing holds hundreds of
+ * facts, and each rule walking them again (and asking each time which taxonomy a namespace is) cost
+ * more than the rules themselves.
+ */
+interface FactIndex {
+  /** How many facts use each context. */
+  readonly uses: ReadonlyMap<string, number>;
+  /** The facts of known UK concepts. */
+  readonly known: readonly Fact[];
+  /** Facts of known UK concepts with a number, by local name. */
+  readonly numeric: ReadonlyMap<string, NumericFact[]>;
+  /** How many facts each known namespace has, in the order first met. */
+  readonly namespaces: ReadonlyMap<KnownNamespace, number>;
+}
+
+function indexFacts(instance: Instance): FactIndex {
+  const uses = new Map<string, number>();
+  const known: Fact[] = [];
+  const numeric = new Map<string, NumericFact[]>();
+  const namespaces = new Map<KnownNamespace, number>();
+  for (const fact of instance.facts) {
+    uses.set(fact.contextRef, (uses.get(fact.contextRef) ?? 0) + 1);
+    const family = knownNamespace(fact.concept.namespace);
+    if (!family) continue;
+    known.push(fact);
+    namespaces.set(family, (namespaces.get(family) ?? 0) + 1);
+    if (fact.number == null) continue;
+    const list = numeric.get(fact.concept.localName);
+    if (list) list.push(fact as NumericFact);
+    else numeric.set(fact.concept.localName, [fact as NumericFact]);
+  }
+  return { uses, known, numeric, namespaces };
 }
 
 const isPlain = (context: Context) => context.dimensions.length === 0 && !context.forever && context.end !== undefined;
@@ -38,10 +85,13 @@ const isPlain = (context: Context) => context.dimensions.length === 0 && !contex
  * current start (52- and 53-week years leave a gap or an overlap of a few days; a stray fact dated on
  * the first day of the year must not pass for the comparatives).
  */
-export function periods(instance: Instance, balanceSheetDate: string): { current: Period; prior?: Period } {
-  const uses = new Map<string, number>();
-  for (const fact of instance.facts) uses.set(fact.contextRef, (uses.get(fact.contextRef) ?? 0) + 1);
-  const used = [...instance.contexts.values()].filter((context) => isPlain(context) && uses.has(context.id));
+export function periods(
+  instance: Instance,
+  balanceSheetDate: string,
+  uses: ReadonlyMap<string, number> = indexFacts(instance).uses,
+): { current: Period; prior?: Period } {
+  const used: Context[] = [];
+  for (const context of instance.contexts.values()) if (isPlain(context) && uses.has(context.id)) used.push(context);
   const startOf = (end: string) => {
     let best: Context | undefined;
     for (const context of used) {
@@ -79,20 +129,13 @@ function qualifies(context: Context, choice: ConceptChoice): boolean {
 
 class Deriver {
   readonly conflicts: Conflict[] = [];
-  /** Facts of known UK concepts with a number, by local name. */
-  private readonly numeric = new Map<string, (Fact & { readonly number: Decimal })[]>();
 
   constructor(
     private readonly instance: Instance,
     private readonly entryName: string,
-  ) {
-    for (const fact of instance.facts) {
-      if (fact.number == null || !knownNamespace(fact.concept.namespace)) continue;
-      const list = this.numeric.get(fact.concept.localName);
-      if (list) list.push(fact as Fact & { readonly number: Decimal });
-      else this.numeric.set(fact.concept.localName, [fact as Fact & { readonly number: Decimal }]);
-    }
-  }
+    /** Facts of known UK concepts with a number, by local name. */
+    private readonly numeric: ReadonlyMap<string, NumericFact[]>,
+  ) {}
 
   private candidates(choice: ConceptChoice, figure: FigureConcepts, period: Period, money: boolean): Candidate[] {
     const found: Candidate[] = [];
@@ -224,8 +267,10 @@ function memberOf(instance: Instance, fact: Fact, dimension: string): string | u
  * filings say none of this, and Companies House's 2009 XBRL schema (ae:) was for small companies'
  * abbreviated accounts.
  */
-export function accountsType(instance: Instance): { type: AccountsType; basis: string } | undefined {
-  const known = instance.facts.filter((fact) => knownNamespace(fact.concept.namespace));
+export function accountsType(
+  instance: Instance,
+  known: readonly Fact[] = indexFacts(instance).known,
+): { type: AccountsType; basis: string } | undefined {
   const dormant = known.find((fact) => DORMANT_CONCEPTS.includes(fact.concept.localName) && fact.text?.toLowerCase() === 'true');
   if (dormant) return { type: 'dormant', basis: `${dormant.concept.written} is true` };
   for (const fact of known) {
@@ -249,28 +294,27 @@ export function accountsType(instance: Instance): { type: AccountsType; basis: s
   return undefined;
 }
 
-function taxonomy(instance: Instance): { generation: TaxonomyGeneration; year: number } | undefined {
-  const counts = new Map<string, { generation: TaxonomyGeneration; year: number; count: number }>();
-  for (const fact of instance.facts) {
-    const known = knownNamespace(fact.concept.namespace);
-    if (!known) continue;
-    const key = `${known.generation} ${known.year}`;
-    const entry = counts.get(key) ?? { ...known, count: 0 };
-    entry.count++;
-    counts.set(key, entry);
+/** The generation and release most facts are tagged in; the first met wins a tie. */
+function taxonomy(namespaces: ReadonlyMap<KnownNamespace, number>): { generation: TaxonomyGeneration; year: number } | undefined {
+  const counts: { generation: TaxonomyGeneration; year: number; count: number }[] = [];
+  for (const [known, count] of namespaces) {
+    const entry = counts.find((candidate) => candidate.generation === known.generation && candidate.year === known.year);
+    if (entry) entry.count += count;
+    else counts.push({ generation: known.generation, year: known.year, count });
   }
   let best: { generation: TaxonomyGeneration; year: number; count: number } | undefined;
-  for (const entry of counts.values()) if (!best || entry.count > best.count) best = entry;
+  for (const entry of counts) if (!best || entry.count > best.count) best = entry;
   return best && { generation: best.generation, year: best.year };
 }
 
 export function deriveFiling(instance: Instance, input: DerivationInput): AccountsFiling {
-  const { current, prior } = periods(instance, input.balanceSheetDate);
-  const deriver = new Deriver(instance, input.entryName);
+  const index = indexFacts(instance);
+  const { current, prior } = periods(instance, input.balanceSheetDate, index.uses);
+  const deriver = new Deriver(instance, input.entryName, index.numeric);
   const currentFigures = deriver.figures(current, 'current');
   const priorFigures = prior ? deriver.figures(prior, 'prior') : undefined;
-  const type = accountsType(instance);
-  const generation = taxonomy(instance);
+  const type = accountsType(instance, index.known);
+  const generation = taxonomy(index.namespaces);
   return {
     entryName: input.entryName,
     companyNumber: input.companyNumber,

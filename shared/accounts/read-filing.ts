@@ -5,6 +5,7 @@ import type { FilingOutcome } from './filing';
 import { type Instance, InstanceError, type QualifiedName } from './instance';
 import { InstanceReader } from './instance-reader';
 import { knownNamespace } from './namespaces';
+import { Utf8Text } from './utf8-text';
 
 /** A filing read as its bytes arrive: write the chunks, then end for the outcome. */
 export interface FilingReader {
@@ -49,11 +50,21 @@ function check(instance: Instance, name: EntryName): string | undefined {
   return undefined;
 }
 
+const BLANK = /[\uFEFF\s]/;
+
+/** Where the content starts past a byte-order mark and blank lines; the text's length when it is all blank. */
+function contentStart(text: string): number {
+  let index = 0;
+  while (index < text.length && BLANK.test(text[index] as string)) index++;
+  return index;
+}
+
 class StreamingFilingReader implements FilingReader {
-  private readonly decoder = new TextDecoder('utf-8');
+  private readonly decoder = new Utf8Text();
   private readonly reader = new InstanceReader(keepsText);
   private started = false;
   private failure: string | undefined;
+  private readonly take = (text: string) => this.text(text);
 
   constructor(
     private readonly entryName: string,
@@ -65,13 +76,18 @@ class StreamingFilingReader implements FilingReader {
 
   write(chunk: Uint8Array | string): void {
     if (this.failure) return;
-    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    if (typeof chunk === 'string') this.text(chunk);
+    else this.decoder.decode(chunk, this.take);
+  }
+
+  private text(text: string): void {
+    if (this.failure) return;
     try {
       if (!this.started) {
-        const first = text.replace(/^[\uFEFF\s]+/, '');
-        if (first.length === 0) return;
+        const start = contentStart(text);
+        if (start === text.length) return;
         this.started = true;
-        if (first[0] !== '<') {
+        if (text[start] !== '<') {
           this.failure = 'the content is neither XHTML nor XML (it does not start with markup)';
           return;
         }
@@ -86,7 +102,7 @@ class StreamingFilingReader implements FilingReader {
     if (!this.failure && !this.started) this.failure = 'the entry is empty';
     if (this.failure || !this.name) return { ok: false, entryName: this.entryName, reason: this.failure ?? 'unreadable name' };
     try {
-      const tail = this.decoder.decode();
+      const tail = this.decoder.end();
       if (tail) this.reader.write(tail);
       const instance = this.reader.end();
       const problem = check(instance, this.name);

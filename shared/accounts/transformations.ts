@@ -8,20 +8,38 @@ import { type Decimal, parseDecimal } from './decimal';
  */
 type NumericRule = (text: string) => Decimal | null;
 
+/** The digits and the decimal separator (a character code) of a text, in order; nothing else. */
+function digitsAndSeparator(text: string, separator: number): { kept: string; digits: number; separators: number } {
+  let kept = '';
+  let runStart = 0;
+  let digits = 0;
+  let separators = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 48 && code <= 57) digits++;
+    else if (code === separator) separators++;
+    else {
+      if (index > runStart) kept += text.slice(runStart, index);
+      runStart = index + 1;
+    }
+  }
+  return { kept: runStart === 0 ? text : kept + text.slice(runStart), digits, separators };
+}
+
 /** Thousands separated by anything, a dot before decimals. */
 const dotDecimal: NumericRule = (text) => {
-  const kept = text.replace(/[^0-9.]/g, '');
-  return /\d/.test(kept) ? parseDecimal(kept) : null;
+  const { kept, digits } = digitsAndSeparator(text, 46 /* . */);
+  return digits > 0 ? parseDecimal(kept) : null;
 };
 
 /** Thousands separated by anything, a comma before decimals. */
 const commaDecimal: NumericRule = (text) => {
-  const kept = text.replace(/[^0-9,]/g, '');
-  return /\d/.test(kept) && (kept.match(/,/g)?.length ?? 0) <= 1 ? parseDecimal(kept.replace(',', '.')) : null;
+  const { kept, digits, separators } = digitsAndSeparator(text, 44 /* , */);
+  return digits > 0 && separators <= 1 ? parseDecimal(separators === 0 ? kept : kept.replace(',', '.')) : null;
 };
 
 /** A dash, a blank or a word standing for nothing: zero. */
-const zero: NumericRule = () => parseDecimal('0');
+const zero: NumericRule = () => ({ negative: false, digits: '0', exponent: 0 });
 
 const NUMERIC: Readonly<Record<string, NumericRule>> = {
   numdotdecimal: dotDecimal,
