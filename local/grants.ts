@@ -5,7 +5,7 @@ import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { KMSServiceException } from '@aws-sdk/client-kms';
 import { SQSServiceException } from '@aws-sdk/client-sqs';
 import type { AwsClientHook, AwsService, HookableClient } from '../shared/aws/client-hooks';
-import { ENCRYPTION_CONTEXT } from '../shared/crypto/webhook-secrets-key';
+import { ENCRYPTION_CONTEXT_KEYS, PURPOSE_CONTEXT } from '../shared/crypto/webhook-secrets-key';
 import { isKeyedWrite, type KeyAction, type QueueAction, type StreamAction, type TableAction } from '../shared/iam/actions';
 
 /**
@@ -176,9 +176,11 @@ class LocalGrantCheck {
 
   private allows(call: AuthorisedCall): boolean {
     if (call.service === 'kms') {
-      // The stack grants the key's use only under the kms:EncryptionContext condition of its purpose.
-      const purposeHeld = Object.entries(ENCRYPTION_CONTEXT).every(([name, value]) => call.encryptionContext?.[name] === value);
-      return purposeHeld && (this.grants.kms ?? []).includes(call.action as KeyAction);
+      // The stack grants the key's use only under the kms:EncryptionContext condition of its purpose,
+      // and kms:EncryptionContextKeys limited to the names the stack's contexts use.
+      const purposeHeld = Object.entries(PURPOSE_CONTEXT).every(([name, value]) => call.encryptionContext?.[name] === value);
+      const namesKnown = Object.keys(call.encryptionContext ?? {}).every((name) => ENCRYPTION_CONTEXT_KEYS.includes(name));
+      return purposeHeld && namesKnown && (this.grants.kms ?? []).includes(call.action as KeyAction);
     }
     if (call.service === 'sqs') {
       return this.grants.queues.some((grant) => grant.url === call.queueUrl && (grant.actions as readonly string[]).includes(call.action));

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type { DataKeys } from '../shared/crypto/secret-sealer';
-import { ENCRYPTION_CONTEXT } from '../shared/crypto/webhook-secrets-key';
+import type { EncryptionContext } from '../shared/crypto/webhook-secrets-key';
 
 /** The name the local runtime gives the key; deployed, the stack's key ARN stands here. */
 export const LOCAL_WEBHOOK_SECRETS_KEY_ID = 'alias/bureau-local-webhook-secrets';
@@ -24,7 +24,7 @@ export class LocalKmsKey {
     this.master = loadOrCreate(keyFile);
   }
 
-  wrap(plaintext: Uint8Array, context: Readonly<Record<string, string>>): Buffer {
+  wrap(plaintext: Uint8Array, context: EncryptionContext): Buffer {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.master, iv);
     cipher.setAAD(contextBytes(context));
@@ -32,12 +32,25 @@ export class LocalKmsKey {
     return Buffer.concat([iv, cipher.getAuthTag(), data]);
   }
 
-  unwrap(blob: Uint8Array, context: Readonly<Record<string, string>>): Buffer {
+  /** Throws InvalidCiphertextException, as KMS does, for a blob it did not wrap or a context other than the one it was wrapped under. */
+  unwrap(blob: Uint8Array, context: EncryptionContext): Buffer {
     const bytes = Buffer.from(blob);
-    const decipher = createDecipheriv('aes-256-gcm', this.master, bytes.subarray(0, IV_BYTES));
-    decipher.setAAD(contextBytes(context));
-    decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.master, bytes.subarray(0, IV_BYTES));
+      decipher.setAAD(contextBytes(context));
+      decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+    } catch {
+      throw new InvalidCiphertextError();
+    }
+  }
+}
+
+/** KMS's refusal of a data key it did not make, or asked for under another encryption context. */
+export class InvalidCiphertextError extends Error {
+  constructor() {
+    super('The ciphertext or its encryption context is not valid');
+    this.name = 'InvalidCiphertextException';
   }
 }
 
@@ -45,13 +58,13 @@ export class LocalKmsKey {
 export class LocalDataKeys implements DataKeys {
   constructor(private readonly key: LocalKmsKey) {}
 
-  async generate(): Promise<{ plaintext: Uint8Array; encrypted: Uint8Array }> {
+  async generate(context: EncryptionContext): Promise<{ plaintext: Uint8Array; encrypted: Uint8Array }> {
     const plaintext = randomBytes(32);
-    return { plaintext, encrypted: this.key.wrap(plaintext, ENCRYPTION_CONTEXT) };
+    return { plaintext, encrypted: this.key.wrap(plaintext, context) };
   }
 
-  async decrypt(encrypted: Uint8Array): Promise<Uint8Array> {
-    return this.key.unwrap(encrypted, ENCRYPTION_CONTEXT);
+  async decrypt(encrypted: Uint8Array, context: EncryptionContext): Promise<Uint8Array> {
+    return this.key.unwrap(encrypted, context);
   }
 }
 
@@ -136,11 +149,9 @@ export async function startLocalKms(options: { keyFile: string }): Promise<Local
         let plaintext: Buffer;
         try {
           plaintext = key.unwrap(Buffer.from(String(input.CiphertextBlob ?? ''), 'base64'), context);
-        } catch {
-          return reply(response, 400, {
-            __type: 'InvalidCiphertextException',
-            message: 'The ciphertext or its encryption context is not valid',
-          });
+        } catch (error) {
+          if (!(error instanceof InvalidCiphertextError)) throw error;
+          return reply(response, 400, { __type: error.name, message: error.message });
         }
         return reply(response, 200, { KeyId: LOCAL_WEBHOOK_SECRETS_KEY_ID, Plaintext: plaintext.toString('base64') });
       }

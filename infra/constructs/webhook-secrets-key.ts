@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ENCRYPTION_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/webhook-secrets-key';
+import { ENCRYPTION_CONTEXT_KEYS, PURPOSE_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from '../../shared/crypto/webhook-secrets-key';
 import { WEBHOOK_SECRETS_ACTIONS, type WebhookSecretsAccess } from '../catalogue';
 
 /** The key's alias: one per stage, as each stage is a stack of its own. */
@@ -27,7 +27,11 @@ export class WebhookSecretsKey extends Construct {
     });
   }
 
-  /** The function's key variable, and exactly the actions it needs, only for data keys of this purpose. */
+  /**
+   * The function's key variable, and exactly the actions it needs, only for data keys of this purpose
+   * and with a context of no other names than the purpose and the client: the client in each data
+   * key's context is what CloudTrail shows, and a key policy may narrow on.
+   */
   grant(fn: LambdaFunction, access: WebhookSecretsAccess): void {
     fn.addEnvironment(WEBHOOK_SECRETS_KEY_VARIABLE, this.key.keyArn);
     fn.addToRolePolicy(
@@ -36,8 +40,9 @@ export class WebhookSecretsKey extends Construct {
         resources: [this.key.keyArn],
         conditions: {
           StringEquals: Object.fromEntries(
-            Object.entries(ENCRYPTION_CONTEXT).map(([name, value]) => [`kms:EncryptionContext:${name}`, value]),
+            Object.entries(PURPOSE_CONTEXT).map(([name, value]) => [`kms:EncryptionContext:${name}`, value]),
           ),
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...ENCRYPTION_CONTEXT_KEYS] },
         },
       }),
     );

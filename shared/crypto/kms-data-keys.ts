@@ -1,7 +1,7 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { awsClient } from '../aws/clients';
 import { type DataKeys, EnvelopeSealer, type SecretSealer } from './secret-sealer';
-import { ENCRYPTION_CONTEXT, WEBHOOK_SECRETS_KEY_VARIABLE } from './webhook-secrets-key';
+import { type EncryptionContext, WEBHOOK_SECRETS_KEY_VARIABLE } from './webhook-secrets-key';
 
 /** Data keys from a KMS key (locally, from the runtime's stand-in, through the same SDK calls). */
 export class KmsDataKeys implements DataKeys {
@@ -10,17 +10,17 @@ export class KmsDataKeys implements DataKeys {
     private readonly keyId: string,
   ) {}
 
-  async generate(): Promise<{ plaintext: Uint8Array; encrypted: Uint8Array }> {
+  async generate(context: EncryptionContext): Promise<{ plaintext: Uint8Array; encrypted: Uint8Array }> {
     const result = await this.kms.send(
-      new GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: ENCRYPTION_CONTEXT }),
+      new GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }),
     );
     if (!result.Plaintext || !result.CiphertextBlob) throw new Error('KMS returned no data key');
     return { plaintext: result.Plaintext, encrypted: result.CiphertextBlob };
   }
 
-  async decrypt(encrypted: Uint8Array): Promise<Uint8Array> {
+  async decrypt(encrypted: Uint8Array, context: EncryptionContext): Promise<Uint8Array> {
     const result = await this.kms.send(
-      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: encrypted, EncryptionContext: ENCRYPTION_CONTEXT }),
+      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: encrypted, EncryptionContext: { ...context } }),
     );
     if (!result.Plaintext) throw new Error('KMS returned no plaintext');
     return result.Plaintext;

@@ -1,4 +1,4 @@
-import type { SecretSealer } from '../crypto/secret-sealer';
+import type { SealBinding, SecretSealer } from '../crypto/secret-sealer';
 import { signingSecretsAt } from './signature';
 import {
   currentSecret,
@@ -11,6 +11,12 @@ import {
   secretContext,
 } from './subscription';
 
+/** A subscription's secrets are sealed with its client's data keys, for that one subscription. */
+const bindingOf = (subscription: Pick<Subscription, 'clientId' | 'id'>): SealBinding => ({
+  clientId: subscription.clientId,
+  owner: secretContext(subscription),
+});
+
 /** A new signing secret for the subscription: in clear for the one answer that shows it, sealed to be kept. */
 export async function newSigningSecret(
   sealer: SecretSealer,
@@ -18,26 +24,26 @@ export async function newSigningSecret(
   createdAt: string,
 ): Promise<{ readonly secret: string; readonly kept: SealedSigningSecret }> {
   const secret = generateSigningSecret();
-  return { secret, kept: { sealed: await sealer.seal(secret, secretContext(owner)), createdAt } };
+  return { secret, kept: { sealed: await sealer.seal(secret, bindingOf(owner)), createdAt } };
 }
 
 /** A secret kept in clear by an earlier version needs no opening. */
-const opened = (sealer: SecretSealer, kept: KeptSigningSecret, context: string): Promise<string> =>
-  isSealed(kept) ? sealer.open(kept.sealed, context) : Promise.resolve(kept.secret);
+const opened = (sealer: SecretSealer, kept: KeptSigningSecret, binding: SealBinding): Promise<string> =>
+  isSealed(kept) ? sealer.open(kept.sealed, binding) : Promise.resolve(kept.secret);
 
 /** The secret that signs now, opened: for an explicit read of one subscription. */
 export function openCurrentSecret(sealer: SecretSealer, subscription: Subscription): Promise<string> {
-  return opened(sealer, currentSecret(subscription), secretContext(subscription));
+  return opened(sealer, currentSecret(subscription), bindingOf(subscription));
 }
 
 /** Every secret that signs at `now`, opened: what the sender signs a delivery with. */
 export function openSecretsInForce(sealer: SecretSealer, subscription: Subscription, now: Date): Promise<SigningSecret[]> {
-  const context = secretContext(subscription);
+  const binding = bindingOf(subscription);
   return Promise.all(
     signingSecretsAt(subscription.signingSecrets, now).map(async (kept) => ({
       createdAt: kept.createdAt,
       ...(kept.expiresAt === undefined ? {} : { expiresAt: kept.expiresAt }),
-      secret: await opened(sealer, kept, context),
+      secret: await opened(sealer, kept, binding),
     })),
   );
 }
@@ -48,13 +54,13 @@ export function openSecretsInForce(sealer: SecretSealer, subscription: Subscript
  */
 export async function sealSecretsKeptInClear(sealer: SecretSealer, subscription: Subscription): Promise<SealedSigningSecret[] | undefined> {
   if (subscription.signingSecrets.every(isSealed)) return undefined;
-  const context = secretContext(subscription);
+  const binding = bindingOf(subscription);
   return Promise.all(
     subscription.signingSecrets.map(async (kept) =>
       isSealed(kept)
         ? kept
         : {
-            sealed: await sealer.seal(kept.secret, context),
+            sealed: await sealer.seal(kept.secret, binding),
             createdAt: kept.createdAt,
             ...(kept.expiresAt === undefined ? {} : { expiresAt: kept.expiresAt }),
           },

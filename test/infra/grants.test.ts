@@ -1,13 +1,14 @@
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  accountsImportFunctions,
   functions as catalogue,
   type FunctionSpec,
   queueActionsOf,
   registerImportFunctions,
   WEBHOOK_SECRETS_ACTIONS,
 } from '../../infra/catalogue';
-import { ENCRYPTION_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
+import { ENCRYPTION_CONTEXT_KEYS, PURPOSE_CONTEXT } from '../../shared/crypto/webhook-secrets-key';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues, streamFailuresQueue } from '../../shared/queues/queues';
 import { allTables } from '../../shared/storage/tables';
@@ -53,7 +54,7 @@ function synthesize() {
    * when RATE#*`, `key webhook-secrets Decrypt when purpose=…`.
    */
   const grantedTo = (id: string): string[] => {
-    const fn = stack.functions.get(id) ?? stack.registerImport.functions.get(id);
+    const fn = stack.functions.get(id) ?? stack.registerImport.functions.get(id) ?? stack.accountsImport.functions.get(id);
     const role = logicalId(fn?.executionRole as IConstruct);
     const statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: role }] } })).flatMap(
       (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
@@ -67,10 +68,17 @@ function synthesize() {
       const context = Object.entries(statement.Condition?.StringEquals ?? {}).map(
         ([name, value]) => `${name.replace(/^kms:EncryptionContext:/, '')}=${String(value)}`,
       );
-      const conditions = [...(leadingKeys === undefined ? [] : asList(leadingKeys)), ...context];
+      const contextKeys = statement.Condition?.['ForAllValues:StringEquals']?.['kms:EncryptionContextKeys'];
+      const conditions = [
+        ...(leadingKeys === undefined ? [] : asList(leadingKeys)),
+        ...context,
+        ...(contextKeys === undefined ? [] : [`keys=${asList(contextKeys).join(',')}`]),
+      ];
       const condition = conditions.length === 0 ? '' : ` when ${conditions.join(' ')}`;
       expect(
-        Object.keys(statement.Condition ?? {}).filter((operator) => !['ForAllValues:StringLike', 'StringEquals'].includes(operator)),
+        Object.keys(statement.Condition ?? {}).filter(
+          (operator) => !['ForAllValues:StringLike', 'ForAllValues:StringEquals', 'StringEquals'].includes(operator),
+        ),
       ).toEqual([]);
       for (const resource of asList(statement.Resource)) {
         const named = resource === '*' ? '*' : (resources.get(JSON.stringify(resource)) ?? `unknown ${JSON.stringify(resource)}`);
@@ -103,7 +111,10 @@ function declaredFor(spec: FunctionSpec): string[] {
     lines.add('* ListStreams');
     lines.add(`queue ${streamFailuresQueue.id} SendMessage`);
   }
-  const purpose = Object.entries(ENCRYPTION_CONTEXT).map(([name, value]) => `${name}=${value}`);
+  const purpose = [
+    ...Object.entries(PURPOSE_CONTEXT).map(([name, value]) => `${name}=${value}`),
+    `keys=${ENCRYPTION_CONTEXT_KEYS.join(',')}`,
+  ];
   for (const action of spec.webhookSecrets ? WEBHOOK_SECRETS_ACTIONS[spec.webhookSecrets] : []) {
     lines.add(`key webhook-secrets ${action} when ${purpose.join(' ')}`);
   }
@@ -116,7 +127,7 @@ describe("each function's role", () => {
     synth = synthesize();
   });
 
-  it.each([...catalogue, ...registerImportFunctions].map((spec) => [spec.id, spec] as const))(
+  it.each([...catalogue, ...registerImportFunctions, ...accountsImportFunctions].map((spec) => [spec.id, spec] as const))(
     '%s: allows on tables, indexes, queues and KMS keys exactly what its catalogue entry grants',
     (_id, spec) => {
       expect(synth.grantedTo(spec.id)).toEqual(declaredFor(spec));
@@ -124,7 +135,7 @@ describe("each function's role", () => {
   );
 
   it('never grants what the code does not send: GetQueueUrl, GetQueueAttributes to a sender, Query on an index to a table reader', () => {
-    for (const spec of [...catalogue, ...registerImportFunctions]) {
+    for (const spec of [...catalogue, ...registerImportFunctions, ...accountsImportFunctions]) {
       const granted = synth.grantedTo(spec.id);
       expect(granted.filter((line) => line.endsWith(' GetQueueUrl'))).toEqual([]);
       if (!spec.eventSources?.some((source) => source.kind === 'queue')) {

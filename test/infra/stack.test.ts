@@ -6,7 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functions as catalogue, type FunctionSpec, registerImportFunctions } from '../../infra/catalogue';
+import { accountsImportFunctions, functions as catalogue, type FunctionSpec, registerImportFunctions } from '../../infra/catalogue';
 import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
@@ -539,7 +539,10 @@ describe('BureauStack', () => {
         spec.webhookSecrets === 'seal' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : spec.webhookSecrets === 'open' ? ['kms:Decrypt'] : [],
       );
       for (const statement of statements) {
-        expect(statement.Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': 'bureau-webhook-signing-secrets' } });
+        expect(statement.Condition).toEqual({
+          StringEquals: { 'kms:EncryptionContext:purpose': 'bureau-webhook-signing-secrets' },
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['clientId', 'purpose'] },
+        });
       }
       expect(synth.environmentOf(spec.id).WEBHOOK_SECRETS_KEY_ID, spec.id).toEqual(spec.webhookSecrets ? arn : undefined);
     }
@@ -580,7 +583,7 @@ describe('BureauStack', () => {
 
     // Every function without a route, the register import's too: its failures as a share of its runs.
     // The API's functions fail as the API does, and a throttle is the account's concurrency, alarmed once.
-    const unrouted = [...catalogue, ...registerImportFunctions].filter((spec) => spec.routes.length === 0);
+    const unrouted = [...catalogue, ...registerImportFunctions, ...accountsImportFunctions].filter((spec) => spec.routes.length === 0);
     expect(using('Errors')).toHaveLength(unrouted.length);
     expect(named('Throttles')).toHaveLength(0);
     // A run cut off at its timeout is an error; only the stream consumer, which runs to a deadline, has a duration alarm.
@@ -822,9 +825,9 @@ describe('BureauStack', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 },
     });
     const retentions = Object.values(staged.template.findResources('AWS::Logs::LogGroup')).map((group) => group.Properties.RetentionInDays);
-    // Every function's log group, and the register import state machine's.
+    // Every function's log group, and the register and accounts imports' state machines'.
     expect(retentions.filter((days) => days === 14)).toHaveLength(
-      staged.stack.functions.size + staged.stack.registerImport.functions.size + 1,
+      staged.stack.functions.size + staged.stack.registerImport.functions.size + staged.stack.accountsImport.functions.size + 2,
     );
     expect(retentions).toContain(365);
     staged.template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {

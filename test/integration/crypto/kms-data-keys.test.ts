@@ -8,7 +8,7 @@ import { LOCAL_WEBHOOK_SECRETS_KEY_ID, LocalDataKeys, type LocalKms, LocalKmsKey
 import { awsClient } from '../../../shared/aws/clients';
 import { KmsDataKeys, webhookSecretSealer } from '../../../shared/crypto/kms-data-keys';
 import { EnvelopeSealer } from '../../../shared/crypto/secret-sealer';
-import { ENCRYPTION_CONTEXT } from '../../../shared/crypto/webhook-secrets-key';
+import { clientEncryptionContext } from '../../../shared/crypto/webhook-secrets-key';
 
 let kms: LocalKms;
 let keyFile: string;
@@ -22,14 +22,17 @@ afterAll(async () => {
   await kms?.stop();
 });
 
+const OWNER = { clientId: 'cli_a', owner: 'webhook-signing-secret:cli_a/wh_1' };
+const CLIENT_A = clientEncryptionContext('cli_a');
+
 const env = () => ({ KMS_ENDPOINT: kms.endpoint, AWS_REGION: 'eu-west-2', WEBHOOK_SECRETS_KEY_ID: LOCAL_WEBHOOK_SECRETS_KEY_ID });
 
 describe('data keys from KMS, through the SDK, against the local stand-in', () => {
   it('seals through GenerateDataKey and opens through Decrypt, as a function does', async () => {
     const sealer = webhookSecretSealer(env());
-    const sealed = await sealer.seal('whsec_secret', 'owner');
+    const sealed = await sealer.seal('whsec_secret', OWNER);
 
-    await expect(webhookSecretSealer(env()).open(sealed, 'owner')).resolves.toBe('whsec_secret');
+    await expect(webhookSecretSealer(env()).open(sealed, OWNER)).resolves.toBe('whsec_secret');
   });
 
   it('keeps its key in a file only its owner reads, and names a damaged one at start', async () => {
@@ -44,8 +47,8 @@ describe('data keys from KMS, through the SDK, against the local stand-in', () =
     const operator = new EnvelopeSealer(new LocalDataKeys(new LocalKmsKey(keyFile)));
     const function_ = webhookSecretSealer(env());
 
-    await expect(function_.open(await operator.seal('whsec_from_cli', 'o'), 'o')).resolves.toBe('whsec_from_cli');
-    await expect(operator.open(await function_.seal('whsec_from_api', 'o'), 'o')).resolves.toBe('whsec_from_api');
+    await expect(function_.open(await operator.seal('whsec_from_cli', OWNER), OWNER)).resolves.toBe('whsec_from_cli');
+    await expect(operator.open(await function_.seal('whsec_from_api', OWNER), OWNER)).resolves.toBe('whsec_from_api');
   });
 
   it('is refused for a key it does not hold, and for a data key it did not make', async () => {
@@ -53,8 +56,8 @@ describe('data keys from KMS, through the SDK, against the local stand-in', () =
     const unknown = new KmsDataKeys(client, 'alias/someone-else');
     const own = new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID);
 
-    await expect(unknown.generate()).rejects.toMatchObject({ name: 'NotFoundException' });
-    await expect(own.decrypt(Buffer.alloc(60, 7))).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
+    await expect(unknown.generate(CLIENT_A)).rejects.toMatchObject({ name: 'NotFoundException' });
+    await expect(own.decrypt(Buffer.alloc(60, 7), CLIENT_A)).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
   });
 
   it('keeps a function that may only open from asking for data keys, as IAM would', async () => {
@@ -72,13 +75,13 @@ describe('data keys from KMS, through the SDK, against the local stand-in', () =
       'kms',
       scoped,
     );
-    const sealed = await webhookSecretSealer(env()).seal('whsec_x', 'o');
+    const sealed = await webhookSecretSealer(env()).seal('whsec_x', OWNER);
 
-    await expect(new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID).generate()).rejects.toMatchObject({
+    await expect(new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID).generate(CLIENT_A)).rejects.toMatchObject({
       name: 'AccessDeniedException',
       message: expect.stringContaining('kms:GenerateDataKey'),
     });
-    await expect(new EnvelopeSealer(new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID)).open(sealed, 'o')).resolves.toBe('whsec_x');
+    await expect(new EnvelopeSealer(new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID)).open(sealed, OWNER)).resolves.toBe('whsec_x');
   });
 
   it('refuses, as the condition on the grant does, data keys for another purpose or none', async () => {
@@ -97,15 +100,44 @@ describe('data keys from KMS, through the SDK, against the local stand-in', () =
           ...(EncryptionContext ? { EncryptionContext } : {}),
         }),
       );
-    const own = await generate(ENCRYPTION_CONTEXT);
+    const own = await generate(CLIENT_A);
 
     await expect(generate({ purpose: 'something-else' })).rejects.toMatchObject({ name: 'AccessDeniedException' });
     await expect(generate()).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(generate({ ...CLIENT_A, tenant: 'cli_a' })).rejects.toMatchObject({ name: 'AccessDeniedException' });
     await expect(
       client.send(new DecryptCommand({ KeyId: LOCAL_WEBHOOK_SECRETS_KEY_ID, CiphertextBlob: own.CiphertextBlob })),
     ).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('kms:Decrypt') });
-    await expect(new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID).decrypt(own.CiphertextBlob as Uint8Array)).resolves.toEqual(
-      own.Plaintext,
+    await expect(
+      new KmsDataKeys(client, LOCAL_WEBHOOK_SECRETS_KEY_ID).decrypt(own.CiphertextBlob as Uint8Array, CLIENT_A),
+    ).resolves.toEqual(own.Plaintext);
+  });
+
+  it("refuses, as KMS does, a data key made for one client when it is asked for under another's context", async () => {
+    const keys = new KmsDataKeys(
+      awsClient((config) => new KMSClient(config), 'kms', env()),
+      LOCAL_WEBHOOK_SECRETS_KEY_ID,
     );
+    const made = await keys.generate(CLIENT_A);
+
+    await expect(keys.decrypt(made.encrypted, CLIENT_A)).resolves.toEqual(made.plaintext);
+    await expect(keys.decrypt(made.encrypted, clientEncryptionContext('cli_b'))).rejects.toMatchObject({
+      name: 'InvalidCiphertextException',
+    });
+    await expect(keys.decrypt(made.encrypted, { purpose: CLIENT_A.purpose as string })).rejects.toMatchObject({
+      name: 'InvalidCiphertextException',
+    });
+  });
+
+  it('opens, through the SDK, a secret sealed for client A for A alone', async () => {
+    const sealer = webhookSecretSealer(env());
+    const sealed = await sealer.seal('whsec_a', OWNER);
+    const [version, , ...rest] = sealed.split('.');
+    const relabelled = [version, Buffer.from('cli_b').toString('base64url'), ...rest].join('.');
+
+    await expect(webhookSecretSealer(env()).open(relabelled, { clientId: 'cli_b', owner: OWNER.owner })).rejects.toMatchObject({
+      name: 'InvalidCiphertextException',
+    });
+    await expect(webhookSecretSealer(env()).open(sealed, OWNER)).resolves.toBe('whsec_a');
   });
 });

@@ -175,7 +175,7 @@ describe('webhook subscriptions', () => {
     const read = await call('client-sealed', 'GET', `/v1/webhooks/${id}`, undefined, { id });
 
     expect(JSON.stringify(stored.Item)).not.toContain(secret.slice(6, 30));
-    expect(stored.Item?.signingSecrets).toEqual([{ sealed: expect.stringMatching(/^v1\./), createdAt: expect.any(String) }]);
+    expect(stored.Item?.signingSecrets).toEqual([{ sealed: expect.stringMatching(/^v2\./), createdAt: expect.any(String) }]);
     expect(bodyOf(listed).items).toEqual([expect.not.objectContaining({ signingSecret: expect.anything() })]);
     expect(bodyOf(read).signingSecret).toBe(secret);
   });
@@ -241,7 +241,7 @@ describe('webhook subscriptions', () => {
       expect(JSON.stringify(bodyOf(listed))).not.toContain(legacySecret.slice(6));
       expect(bodyOf(changed)).toMatchObject({ name: 'Renamed', signingSecret: legacySecret });
       expect(JSON.stringify(item)).not.toContain(legacySecret.slice(6));
-      expect(item.signingSecrets).toEqual([{ sealed: expect.stringMatching(/^v1\./), createdAt: now.toISOString() }]);
+      expect(item.signingSecrets).toEqual([{ sealed: expect.stringMatching(/^v2\./), createdAt: now.toISOString() }]);
       expect(item.updatedAt).toBe(bodyOf(changed).updatedAt);
       expect(bodyOf(readAgain).signingSecret).toBe(legacySecret);
     });
