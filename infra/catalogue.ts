@@ -1,3 +1,4 @@
+import { ACCOUNTS_OBJECT_PATTERNS } from '../shared/accounts/import/accounts-object-keys';
 import { SIGNING_KEYS_PK } from '../shared/auth/published-jwks-store';
 import { RATE_KEY_PREFIX } from '../shared/auth/rate-limit';
 import { type KeyAction, QUEUE_MAPPING_ACTIONS, type QueueAction, type StreamAction, type TableAction } from '../shared/iam/actions';
@@ -473,6 +474,61 @@ export const registerImportFunctions: readonly FunctionSpec[] = [
     // Waiting on a socket most of the time: a quarter of a GB is enough CPU for a stream's JSON lines.
     memoryMb: 256,
     // Lambda's longest: one invocation holds the connection for 14 of its 15 minutes (infra/constructs/register-stream.ts).
+    timeoutSeconds: 900,
+  },
+];
+
+/**
+ * The accounts import's functions (infra/constructs/accounts-import.ts): the daily download, and the
+ * steps of the state machine that reads an Accounts Data Product archive from the uploads bucket and
+ * stores its figures in the profiles. Granted like the register's, and checked the same way.
+ */
+export const accountsImportFunctions: readonly FunctionSpec[] = [
+  {
+    id: 'accountsSplit',
+    entry: 'functions/accounts-import/split.ts',
+    description: "Accounts import: reads an archive's central directory by ranged GETs and writes the Map's windows",
+    routes: [],
+    tables: [],
+    uploads: { read: [ACCOUNTS_OBJECT_PATTERNS.archives], write: [ACCOUNTS_OBJECT_PATTERNS.manifests] },
+    // A monthly archive's directory (some 30 MB for 300,000 entries) read in 4 MB blocks, six kept: memory to spare.
+    memoryMb: 1024,
+    timeoutSeconds: 300,
+  },
+  {
+    id: 'accountsItem',
+    entry: 'functions/accounts-import/item.ts',
+    description: "Accounts import: reads one window of an archive's filings from S3 and stores their figures in the profiles",
+    routes: [],
+    // The held profiles by BatchGetItem, one again by GetItem when a window holds two filings of a company; a changed
+    // profile's version-guarded transaction (PutItem, DeleteItem of its index items), as the register batch writes it.
+    tables: [{ table: companiesTable, access: { actions: ['GetItem', ...profileWrites.access.actions] } }],
+    uploads: { read: [ACCOUNTS_OBJECT_PATTERNS.archives], write: [] },
+    // The reader is CPU-bound: a full vCPU at 1,769 MB; 1,024 MB gives some 0.6 of one.
+    memoryMb: 1769,
+    timeoutSeconds: 300,
+  },
+  {
+    id: 'accountsSummary',
+    entry: 'functions/accounts-import/summary.ts',
+    description: 'Accounts import: adds up the windows and writes summary.json beside the archive',
+    routes: [],
+    tables: [],
+    uploads: {
+      read: [ACCOUNTS_OBJECT_PATTERNS.manifests, ACCOUNTS_OBJECT_PATTERNS.mapResults],
+      write: [ACCOUNTS_OBJECT_PATTERNS.summaries],
+    },
+    timeoutSeconds: 120,
+  },
+  {
+    id: 'accountsDownload',
+    entry: 'functions/accounts-download/handler.ts',
+    description: "Accounts feed: fetches the last days' Accounts Data Product archives to the uploads bucket and starts their import",
+    routes: [],
+    tables: [],
+    // Streamed up as it comes down, in parts: no /tmp. Whether an archive is held is listed (its own grant, in the construct).
+    uploads: { read: [], write: [ACCOUNTS_OBJECT_PATTERNS.archives] },
+    // Up to a week of 30 MB daily archives, or one 500 MB monthly archive an operator names.
     timeoutSeconds: 900,
   },
 ];

@@ -20,8 +20,8 @@ export const LOCAL_NAMES = {
 export type StateMachineDefinition = { readonly StartAt: string; readonly States: Record<string, any> };
 
 /**
- * npm run state-machines: writes the register import's state machine, as the CDK synthesizes it,
- * to local/state-machine/register-import.asl.json for the local runtime to execute. The tokens of
+ * npm run state-machines: writes the register import's and the accounts import's state machines, as
+ * the CDK synthesizes them, to local/state-machine/*.asl.json for the local runtime to execute. The tokens of
  * the template are resolved the way CloudFormation resolves them on deploy, to the local runtime's
  * names: the functions' ARNs, the uploads bucket, the partition. Nothing else of the ASL is touched;
  * an infrastructure test synthesizes afresh and fails when the committed file differs.
@@ -34,14 +34,24 @@ export const REGISTER_IMPORT_DEFINITION_PATH = join(
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is read loosely
 type Loose = any;
 
-export function synthesizedRegisterImportDefinition(): StateMachineDefinition {
+/** The stack as `npm run state-machines` synthesizes it, with no bundling. */
+function synthesize(): { stack: BureauStack; template: Loose } {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new BureauStack(app, 'Local', { edge: { webAclArn: 'arn:aws:wafv2:us-east-1:000000000000:global/webacl/local/0' } });
-  const template = Template.fromStack(stack).toJSON();
+  return { stack, template: Template.fromStack(stack).toJSON() };
+}
+
+interface SynthesizedMachine {
+  readonly name: string;
+  readonly stateMachine: { node: { defaultChild?: unknown } };
+  readonly functions: ReadonlyMap<string, { node: { defaultChild?: unknown } }>;
+  readonly bucket: { node: { defaultChild?: unknown } };
+}
+
+function definitionOf({ stack, template }: { stack: BureauStack; template: Loose }, machine: SynthesizedMachine): StateMachineDefinition {
   const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
-  const registerImport = stack.registerImport;
-  const functionIds = new Map([...registerImport.functions].map(([specId, fn]) => [logicalId(fn), specId]));
-  const bucketId = logicalId(registerImport.bucket);
+  const functionIds = new Map([...machine.functions].map(([specId, fn]) => [logicalId(fn), specId]));
+  const bucketId = logicalId(machine.bucket);
 
   const resolve = (token: Loose): string => {
     if (token.Ref === 'AWS::Partition') return 'aws';
@@ -51,9 +61,9 @@ export function synthesizedRegisterImportDefinition(): StateMachineDefinition {
     const [id, attribute] = token['Fn::GetAtt'] ?? [];
     const specId = functionIds.get(id);
     if (specId && attribute === 'Arn') return LOCAL_NAMES.functionArn(specId);
-    throw new Error(`The register import's definition names ${JSON.stringify(token)}, which the local runtime cannot resolve`);
+    throw new Error(`The ${machine.name}'s definition names ${JSON.stringify(token)}, which the local runtime cannot resolve`);
   };
-  const definitionString = template.Resources[logicalId(registerImport.stateMachine)].Properties.DefinitionString;
+  const definitionString = template.Resources[logicalId(machine.stateMachine)].Properties.DefinitionString;
   const text =
     typeof definitionString === 'string'
       ? definitionString
@@ -61,8 +71,38 @@ export function synthesizedRegisterImportDefinition(): StateMachineDefinition {
   return JSON.parse(text) as StateMachineDefinition;
 }
 
+const registerImportOf = (stack: BureauStack): SynthesizedMachine => ({ name: 'register import', ...stack.registerImport });
+const accountsImportOf = (stack: BureauStack): SynthesizedMachine => ({
+  name: 'accounts import',
+  stateMachine: stack.accountsImport.stateMachine,
+  functions: stack.accountsImport.functions,
+  bucket: stack.registerImport.bucket,
+});
+
+export function synthesizedRegisterImportDefinition(): StateMachineDefinition {
+  const synthesized = synthesize();
+  return definitionOf(synthesized, registerImportOf(synthesized.stack));
+}
+
+/** The accounts import's state machine (infra/constructs/accounts-import.ts), resolved the same way. */
+export function synthesizedAccountsImportDefinition(): StateMachineDefinition {
+  const synthesized = synthesize();
+  return definitionOf(synthesized, accountsImportOf(synthesized.stack));
+}
+
+export const ACCOUNTS_IMPORT_DEFINITION_PATH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '../local/state-machine/accounts-import.asl.json',
+);
+
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
-  writeFileSync(REGISTER_IMPORT_DEFINITION_PATH, `${JSON.stringify(synthesizedRegisterImportDefinition(), null, 2)}\n`);
-  console.log(`wrote ${REGISTER_IMPORT_DEFINITION_PATH}`);
+  const synthesized = synthesize();
+  for (const [path, machine] of [
+    [REGISTER_IMPORT_DEFINITION_PATH, registerImportOf(synthesized.stack)],
+    [ACCOUNTS_IMPORT_DEFINITION_PATH, accountsImportOf(synthesized.stack)],
+  ] as const) {
+    writeFileSync(path, `${JSON.stringify(definitionOf(synthesized, machine), null, 2)}\n`);
+    console.log(`wrote ${path}`);
+  }
 }

@@ -8,7 +8,14 @@ import type { Construct } from 'constructs';
 import { streamFailuresQueue } from '../shared/queues/queues';
 import { companiesTable } from '../shared/storage/tables';
 import { DEFAULT_DELIVERY_PORTS, DELIVERY_PORTS_VARIABLE } from '../shared/webhooks/endpoint-url';
-import { functions as catalogue, FUNCTION_DEFAULTS, type FunctionSpec, registerImportFunctions } from './catalogue';
+import {
+  accountsImportFunctions,
+  functions as catalogue,
+  FUNCTION_DEFAULTS,
+  type FunctionSpec,
+  registerImportFunctions,
+} from './catalogue';
+import { AccountsImport } from './constructs/accounts-import';
 import { Alarms } from './constructs/alarms';
 import { BureauApi } from './constructs/api';
 import { TableBackups } from './constructs/backups';
@@ -88,6 +95,8 @@ export class BureauStack extends Stack {
   readonly registerDownload: RegisterDownload;
   /** The Companies House streams, each on its schedule, with the stream key's secret: the live GB feed. */
   readonly registerStream: RegisterStream;
+  /** Filed accounts: the Accounts Data Product's archives fetched each working day and their figures stored. */
+  readonly accountsImport: AccountsImport;
 
   constructor(scope: Construct, id: string, props: BureauStackProps) {
     super(scope, id, { description: 'Bureau company-data API', ...props });
@@ -280,6 +289,23 @@ export class BureauStack extends Stack {
       fn: registerFunction('registerStream'),
       streams: feeds.companiesHouseStreams,
       alarms,
+    });
+    this.accountsImport = new AccountsImport(this, 'AccountsImport', {
+      specs: accountsImportFunctions,
+      tables: this.tables,
+      alarms,
+      bucket: this.registerImport.bucket,
+      repositoryRoot,
+      environment: { [DELIVERY_PORTS_VARIABLE]: (settings.egress?.ports ?? DEFAULT_DELIVERY_PORTS).join(',') },
+      ...(settings.functionLogRetentionDays ? { logRetention: settings.functionLogRetentionDays as RetentionDays } : {}),
+    });
+    new CfnOutput(this, 'AccountsImportStateMachineArn', {
+      value: this.accountsImport.stateMachine.stateMachineArn,
+      description: 'The state machine that stores the figures of an accounts archive uploaded under accounts/ (docs/deploy.md)',
+    });
+    new CfnOutput(this, 'AccountsDownloadFunctionName', {
+      value: this.accountsImport.functions.get('accountsDownload')?.functionName ?? '',
+      description: 'Fetches Accounts Data Product archives and starts their import; invoke it with {"archive": "<name>"} for one',
     });
     new CfnOutput(this, outputIds.streamKeySecretArn, {
       value: this.registerStream.secret.secretArn,

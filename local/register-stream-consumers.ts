@@ -6,7 +6,12 @@ import { type ConsumerLog, consumeStream } from '../shared/register/stream/consu
 import { DynamoSetAsideEvents, type SetAsideEvents } from '../shared/register/stream/set-aside';
 import { type ApplyEvents, STREAM_NAMES, type StreamName } from '../shared/register/stream/stream-events';
 import { type RegisterStreamEmulator, startRegisterStreamEmulator } from './register-stream-emulator';
-import { DemoRegisterActivity, publishDemoActivity, readDemoStreamCompanies } from './register-stream-publisher';
+import {
+  DemoRegisterActivity,
+  publishDemoActivity,
+  type RegisterActivityObserver,
+  readDemoStreamCompanies,
+} from './register-stream-publisher';
 import { type ReplayDoor, StreamOutcomeLog, startReplayDoor } from './register-stream-replay-door';
 
 /** Events a second the local register publishes in all; 0 publishes none. */
@@ -45,6 +50,8 @@ export interface LocalRegisterStreamsOptions {
   readonly logError: (message: string, error: unknown) => void;
   /** Consumers' own lines (connections, refusals) too, not only the summaries. */
   readonly verbose?: boolean;
+  /** Told of what the demo activity makes happen (accounts filed). */
+  readonly observer?: RegisterActivityObserver;
 }
 
 export interface LocalRegisterStreams {
@@ -148,7 +155,13 @@ export async function startLocalRegisterStreams(options: LocalRegisterStreamsOpt
   }
   let stopPublishing = () => {};
   if (options.eventsPerSecond > 0) {
-    const activity = new DemoRegisterActivity(emulator, readDemoStreamCompanies(options.companiesFile));
+    const activity = new DemoRegisterActivity(
+      emulator,
+      readDemoStreamCompanies(options.companiesFile),
+      undefined,
+      undefined,
+      options.observer,
+    );
     stopPublishing = publishDemoActivity(activity, options.eventsPerSecond, (error) =>
       options.logError('Publishing demo register events', error),
     );

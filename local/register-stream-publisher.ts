@@ -165,6 +165,12 @@ const SERVING_AT_MOST = 4;
 const NUMBERS_FROM = 16_000_000;
 const NUMBERS_SINCE = Date.UTC(2026, 10, 1);
 
+/** Told of what the activity made happen, beside the events it published. */
+export interface RegisterActivityObserver {
+  /** The company filed accounts made up to this date (its profile event says so once applied). */
+  readonly onAccountsFiled?: (companyNumber: string, madeUpTo: string) => void;
+}
+
 export interface PublishedStep {
   readonly stream: StreamName;
   readonly timepoint: number;
@@ -212,6 +218,7 @@ export class DemoRegisterActivity {
     companies: readonly DemoStreamCompany[],
     private readonly now: () => number = Date.now,
     seed = `register-stream-${Date.now()}`,
+    private readonly observer: RegisterActivityObserver = {},
   ) {
     if (companies.length === 0) throw new Error('Demo register activity needs at least one company');
     this.random = seededRandom(seed);
@@ -331,6 +338,7 @@ export class DemoRegisterActivity {
           'accounts.overdue',
           ...(settled ? ['company_status_detail'] : []),
         ]);
+        this.observer.onAccountsFiled?.(state.company.number, period.end);
         return;
       }
       case 'confirmation':

@@ -19,6 +19,8 @@ export interface RuntimeInfo {
     readonly s3Endpoint: string;
     readonly bucket: string;
   };
+  /** The accounts import's state machine, on the register import's bucket under accounts/. */
+  readonly accountsImport?: { readonly stepFunctionsEndpoint: string; readonly stateMachineArn: string };
   readonly startedAt: string;
 }
 

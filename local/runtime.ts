@@ -10,6 +10,7 @@ import { createDocumentClient, createDynamoClient } from '../shared/storage/dyna
 import { allTables, companiesTable, registerStreamsTable, workspaceTable } from '../shared/storage/tables';
 import { invitationLink, workspaceUrl } from '../shared/workspace/invitation-link';
 import { type DemoClient, runStartupHooks } from './bootstrap';
+import { type DemoAccountsDay, startDemoAccountsDay } from './demo-accounts-day';
 import { DEMO_PERSON_EMAIL, inviteDemoPerson } from './demo-person';
 import { startSupervisedDynamoDbLocal } from './dynamodb-local';
 import { startLocalEventSources } from './event-sources';
@@ -25,6 +26,7 @@ import { eventsPerSecondFrom, type LocalRegisterStreams, startLocalRegisterStrea
 import { type RuntimeInfo, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-file';
 import { startLocalSecretsManager } from './secrets-manager';
 import { type DemoDataset, demoDataset, type SeedOutcome, seedDemoCompanies } from './seed';
+import { startLocalAccountsImport } from './state-machine/accounts-import';
 import { type LocalRegisterImport, startLocalRegisterImport } from './state-machine/register-import';
 import { workspaceSite } from './static-site';
 import { ensureWorkspaceBuilt } from './workspace-build';
@@ -101,6 +103,8 @@ export interface LocalRuntime {
   readonly seeding: Promise<SeedOutcome | 'skipped' | 'failed'>;
   /** The Companies House streams' stand-in, which the runtime's consumers read and apply. */
   readonly registerStreams: Pick<LocalRegisterStreams, 'url' | 'streamKey' | 'emulator'>;
+  /** Files demo accounts for the companies the local register says filed them (the demo activity tells it so). */
+  readonly demoAccounts: Pick<DemoAccountsDay, 'noticeFiled'>;
   /** The register import's state machine, run from its synthesized definition against the import's functions. */
   readonly registerImport: Pick<LocalRegisterImport, 'stepFunctionsEndpoint' | 'stateMachineArn' | 's3Endpoint' | 'bucket'>;
   stop(): Promise<void>;
@@ -312,6 +316,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       log: options.quiet ? () => {} : log,
     });
     cleanups.push(() => registerImport.stop());
+    // The accounts import's state machine beside it, on the same bucket under accounts/ (docs/deploy.md, "Loading filed accounts").
+    const accountsImport = await startLocalAccountsImport({
+      s3Endpoint: sqs.endpoint,
+      region,
+      root: repositoryRoot,
+      environmentOf: (spec) => localFunctionEnvironment(spec, grantedResources),
+      log: options.quiet ? () => {} : log,
+    });
+    cleanups.push(() => accountsImport.stop());
     const eventSources = await startLocalEventSources({
       specs: functions,
       targets,
@@ -360,6 +373,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       await seeding;
     });
 
+    // The accounts the local register files, written as a demo Accounts Data Product day and imported (README, "Receive a webhook").
+    const demoAccounts = startDemoAccountsDay({
+      doc,
+      companiesTable: tables[companiesTable.id] as string,
+      folder: join(paths.root, 'accounts'),
+      log: options.quiet ? () => {} : log,
+      logError,
+    });
+    cleanups.push(() => demoAccounts.stop());
     // The register's streams applied as deployed: the same consumer and applier, against a local register.
     const registerStreams = await startLocalRegisterStreams({
       ...(options.inMemory ? {} : { dataDir: paths.registerStreams }),
@@ -370,6 +392,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       companiesFile: (options.demoDataset ?? demoDataset).gbFile,
       log: options.quiet ? () => {} : log,
       logError,
+      observer: { onAccountsFiled: demoAccounts.noticeFiled },
     });
     cleanups.push(() => registerStreams.stop());
     if (eventsPerSecond > 0) log(`Register streams: publishing about ${eventsPerSecond} demo events a second at ${registerStreams.url}.`);
@@ -388,6 +411,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         s3Endpoint: registerImport.s3Endpoint,
         bucket: registerImport.bucket,
       },
+      accountsImport: { stepFunctionsEndpoint: accountsImport.stepFunctionsEndpoint, stateMachineArn: accountsImport.stateMachineArn },
       startedAt: new Date().toISOString(),
     };
     writeRuntimeInfo(paths.runtime, info);
@@ -411,6 +435,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       dataDir: paths.root,
       seeding,
       registerStreams: { url: registerStreams.url, streamKey: registerStreams.streamKey, emulator: registerStreams.emulator },
+      demoAccounts: { noticeFiled: demoAccounts.noticeFiled },
       registerImport: {
         stepFunctionsEndpoint: registerImport.stepFunctionsEndpoint,
         stateMachineArn: registerImport.stateMachineArn,

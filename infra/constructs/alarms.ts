@@ -365,6 +365,34 @@ export class Alarms extends Construct {
   }
 
   /**
+   * An accounts import that did not finish (a window failed after its retries, or the run stopped):
+   * a ticket, since figures a day late harm no one while the register's facts stay current.
+   */
+  watchAccountsImport(id: string, stateMachine: IStateMachine): void {
+    this.add(
+      `${id}ExecutionsFailed`,
+      new MathExpression({
+        expression: 'failed + timedOut + aborted',
+        usingMetrics: {
+          failed: stateMachine.metricFailed({ period: Duration.hours(1), statistic: 'Sum' }),
+          timedOut: stateMachine.metricTimedOut({ period: Duration.hours(1), statistic: 'Sum' }),
+          aborted: stateMachine.metricAborted({ period: Duration.hours(1), statistic: 'Sum' }),
+        },
+        period: Duration.hours(1),
+        label: 'Accounts imports that did not finish',
+      }),
+      {
+        threshold: 1,
+        evaluationPeriods: TICKET_LOOKBACK_HOURS,
+        datapointsToAlarm: 1,
+        description:
+          'An accounts import failed, timed out or was stopped: its summary.json names the failed windows (docs/deploy.md, "Loading filed accounts")',
+      },
+      'ticket',
+    );
+  }
+
+  /**
    * While a register import runs (an execution starts, or its chunks and sweep are being imported),
    * and for PLANNED_WORK_TAIL after: the actions suppressor of the pages an import causes by design.
    * It notifies no one.

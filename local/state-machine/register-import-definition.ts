@@ -20,8 +20,8 @@ export const LOCAL_REGISTER_IMPORT = {
 export const localFunctionArn = (specId: string): string =>
   `arn:aws:lambda:${LOCAL_REGISTER_IMPORT.region}:${LOCAL_REGISTER_IMPORT.accountId}:function:${localFunctionName({ id: specId })}`;
 
-export const localStateMachineArn = (): string =>
-  `arn:aws:states:${LOCAL_REGISTER_IMPORT.region}:${LOCAL_REGISTER_IMPORT.accountId}:stateMachine:${LOCAL_REGISTER_IMPORT.stateMachineName}`;
+export const localStateMachineArn = (name: string = LOCAL_REGISTER_IMPORT.stateMachineName): string =>
+  `arn:aws:states:${LOCAL_REGISTER_IMPORT.region}:${LOCAL_REGISTER_IMPORT.accountId}:stateMachine:${name}`;
 
 /** The definition the CDK synthesizes, written by `npm run state-machines` (docs/decisions/0010). */
 export function registerImportDefinition(): StateMachineDefinition {

@@ -28,6 +28,8 @@ export interface LocalRegisterImportOptions {
   readonly retryDelayScale?: number;
   /** The definition to run; default the synthesized one (register-import.asl.json). */
   readonly definition?: StateMachineDefinition;
+  /** The functions the definition invokes, and the state machine's name and what its log lines call it: default the register import's. */
+  readonly machine?: { readonly functions: readonly FunctionSpec[]; readonly name: string; readonly label: string };
   readonly log?: (line: string) => void;
 }
 
@@ -98,10 +100,18 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
     if (!(error instanceof BucketAlreadyOwnedByYou)) throw error;
   }
 
+  const machine = options.machine ?? {
+    functions: STATE_MACHINE_FUNCTIONS.map((specId) => {
+      const spec = registerImportFunctions.find((candidate) => candidate.id === specId);
+      if (!spec) throw new Error(`The register import needs the ${specId} function`);
+      return spec;
+    }),
+    name: LOCAL_REGISTER_IMPORT.stateMachineName,
+    label: 'register import',
+  };
   const functions = new Map<string, LocalFunction>();
-  for (const specId of STATE_MACHINE_FUNCTIONS) {
-    const spec = registerImportFunctions.find((candidate) => candidate.id === specId);
-    if (!spec) throw new Error(`The register import needs the ${specId} function`);
+  for (const spec of machine.functions) {
+    const specId = spec.id;
     const environment = {
       ...options.environmentOf(spec),
       [ENDPOINT_VARIABLES.s3]: options.s3Endpoint,
@@ -138,7 +148,7 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
     retryDelayMs: (asked: number) => asked * scale,
   };
 
-  const stateMachineArn = localStateMachineArn();
+  const stateMachineArn = localStateMachineArn(machine.name);
   const executions = new Map<string, ExecutionRecord>();
   const running = new Set<Promise<void>>();
   const log = options.log ?? (() => {});
@@ -147,7 +157,7 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
     if (body.stateMachineArn !== stateMachineArn)
       throw new ApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${body.stateMachineArn}'`);
     const name = body.name ?? randomBytes(8).toString('hex');
-    const executionArn = `arn:aws:states:${options.region}:${LOCAL_REGISTER_IMPORT.accountId}:execution:${LOCAL_REGISTER_IMPORT.stateMachineName}:${name}`;
+    const executionArn = `arn:aws:states:${options.region}:${LOCAL_REGISTER_IMPORT.accountId}:execution:${machine.name}:${name}`;
     if (executions.has(executionArn)) throw new ApiError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
     const input = body.input ?? '{}';
     const record: ExecutionRecord = { executionArn, name, input, startDate: new Date(), status: 'RUNNING', events: [], mapRuns: new Map() };
@@ -157,7 +167,7 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
       {
         onEvent: (event) => {
           record.events.push(event);
-          if (event.type === 'StateEntered') log(`register import ${name}: ${event.name}`);
+          if (event.type === 'StateEntered') log(`${machine.label} ${name}: ${event.name}`);
         },
         onMapRun: (run) => {
           const known = record.mapRuns.get(run.mapRunId);
@@ -182,7 +192,7 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
       )
       .finally(() => {
         record.stopDate = new Date();
-        log(`register import ${name}: ${record.status}${record.error ? ` (${record.error}: ${record.cause})` : ''}`);
+        log(`${machine.label} ${name}: ${record.status}${record.error ? ` (${record.error}: ${record.cause})` : ''}`);
         running.delete(done);
       });
     running.add(done);
@@ -201,7 +211,7 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
     throw new ApiError('ResourceNotFound', `Map Run Does Not Exist: '${arn}'`);
   };
   const mapRunArnOf = (record: ExecutionRecord, run: MapRunProgress) =>
-    `arn:aws:states:${options.region}:${LOCAL_REGISTER_IMPORT.accountId}:mapRun:${LOCAL_REGISTER_IMPORT.stateMachineName}/${run.label}:${record.name}-${run.mapRunId}`;
+    `arn:aws:states:${options.region}:${LOCAL_REGISTER_IMPORT.accountId}:mapRun:${machine.name}/${run.label}:${record.name}-${run.mapRunId}`;
 
   const actions: Record<string, (body: Record<string, string>) => unknown> = {
     StartExecution: start,

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { zipEntries } from '../register/import/zip-entries';
+import { type ZipEntry, zipEntries } from '../register/import/zip-entries';
 import { baseName } from './entry-name';
 import type { FilingOutcome } from './filing';
 import { filingReader } from './read-filing';
@@ -55,8 +55,16 @@ function notAFiling(name: string): string | undefined {
  * entry by entry from the central directory and inflated as they stream: nothing is unpacked to
  * disk and one entry at a time is in memory.
  */
-export async function* readAccountsZip(path: string, bounds: EntryBounds = DEFAULT_BOUNDS): AsyncGenerator<FilingOutcome> {
-  for await (const entry of zipEntries(path)) {
+export function readAccountsZip(path: string, bounds: EntryBounds = DEFAULT_BOUNDS): AsyncGenerator<FilingOutcome> {
+  return readAccountsEntries(zipEntries(path), bounds);
+}
+
+/** The filings of a zip's entries however they are reached (a file on disk, ranged reads of an object in S3), as readAccountsZip reads them. */
+export async function* readAccountsEntries(
+  entries: AsyncIterable<ZipEntry>,
+  bounds: EntryBounds = DEFAULT_BOUNDS,
+): AsyncGenerator<FilingOutcome> {
+  for await (const entry of entries) {
     const { name, size, compressedSize } = entry;
     const skip = notAFiling(name);
     if (skip) {

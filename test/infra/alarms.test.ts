@@ -413,7 +413,7 @@ describe('the BureauStack alarms', () => {
     // The per-function boilerplate is gone: the API's functions are judged by the API, throttles by the account.
     expect(routes.ticket?.filter((id) => /Throttles$|Errors$/.test(id) && !id.includes('Table'))).toEqual(['UnhandledErrors']);
     expect(routes.ticket?.filter((id) => id.endsWith('ErrorRate')).sort()).toEqual(
-      [...stack.functions.keys(), ...stack.registerImport.functions.keys()]
+      [...stack.functions.keys(), ...stack.registerImport.functions.keys(), ...stack.accountsImport.functions.keys()]
         .filter((id) => (catalogue.find((spec) => spec.id === id)?.routes.length ?? 0) === 0)
         .map((id) => `${id}ErrorRate`)
         .sort(),

@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { esmRequireBanner, lambdaBundleAliases } from '../../infra/bundling/options';
-import { type FunctionSpec, functions, registerImportFunctions } from '../../infra/catalogue';
+import { accountsImportFunctions, type FunctionSpec, functions, registerImportFunctions } from '../../infra/catalogue';
 import { LAMBDA_NODE } from '../../infra/lambda-node';
 import { repositoryRoot } from '../../local/paths';
 
 /** Every function the stack deploys, each bundled from its catalogue entry. */
-const DEPLOYED: readonly FunctionSpec[] = [...functions, ...registerImportFunctions];
+const DEPLOYED: readonly FunctionSpec[] = [...functions, ...registerImportFunctions, ...accountsImportFunctions];
 
 /** What a deployed bundle may hold besides packages: the function's own code and the shared domain. */
 const DEPLOYED_CODE = /^(functions|shared)\//;

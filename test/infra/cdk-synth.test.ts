@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { functions as catalogue, registerImportFunctions } from '../../infra/catalogue';
+import { accountsImportFunctions, functions as catalogue, registerImportFunctions } from '../../infra/catalogue';
 
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(join(tmpdir(), 'bureau-synth-'));
@@ -46,7 +46,7 @@ describe('cdk synth', () => {
         Resources: Record<string, Resource>;
       };
       // Besides the catalogue's functions the CDK adds its own handlers (copying the workspace files): those are not bundled here.
-      const descriptions = [...catalogue, ...registerImportFunctions].map((spec) => spec.description);
+      const descriptions = [...catalogue, ...registerImportFunctions, ...accountsImportFunctions].map((spec) => spec.description);
       const lambdas = Object.values(template.Resources).filter(
         (r) => r.Type === 'AWS::Lambda::Function' && descriptions.includes(String(r.Properties.Description)),
       );

@@ -121,7 +121,7 @@ describe('the alarms runbook in docs/operations.md', () => {
     service = alarmsIn(stack);
     edge = alarmsIn(edgeStack);
     kinds = {
-      function: [...stack.functions.keys(), ...stack.registerImport.functions.keys()],
+      function: [...stack.functions.keys(), ...stack.registerImport.functions.keys(), ...stack.accountsImport.functions.keys()],
       table: allTables.map((table) => table.id),
       queue: allQueues.map((queue) => queue.id),
       Stream: STREAM_NAMES.map(pascal),
