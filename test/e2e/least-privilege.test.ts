@@ -13,6 +13,8 @@ import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store'
 import { QUEUE_MAPPING_ACTIONS } from '../../shared/iam/actions';
 import { createSqsClient } from '../../shared/queues/sqs';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
+import { deliveriesTable } from '../../shared/storage/tables';
+import { DynamoDeliveryLog } from '../../shared/webhooks/dynamo-delivery-log';
 import { FANOUT_PAGE_SIZE } from '../../shared/webhooks/fan-out';
 import { FakeSecretsManager } from '../support/fake-secrets-manager';
 import { profileContent } from '../support/profile-fixture';
@@ -111,6 +113,36 @@ describe('every function, driven through its paths', () => {
     expect(watches.body.items.map((watch: Loose) => watch.companyNumber)).toContain(COMPANY);
   });
 
+  /** A delivery that ran out of attempts, as the sender leaves it in the log: what a recovery claims. */
+  const recordDeadDelivery = async (subscriptionId: string, n: number) => {
+    const lastAttemptAt = new Date(Date.now() - 60_000).toISOString();
+    const deliveryId = `msg_${String(n).padStart(27, 'd')}`;
+    const envelope = {
+      type: 'profile.changed' as const,
+      apiVersion: 'v1' as const,
+      occurredAt: lastAttemptAt,
+      idempotencyKey: `profile.changed:GB:${COMPANY}:overview:v${n}`,
+      block: 'overview' as const,
+      data: { jurisdiction: 'GB' as const, companyNumber: COMPANY },
+    };
+    const clientId = bureau().demoClient.clientId;
+    await new DynamoDeliveryLog(doc, bureau().runtime.tables[deliveriesTable.id] as string).recordMany([
+      {
+        delivery: { deliveryId, clientId, subscriptionId, envelope, status: 'failed', attempts: 12, lastAttemptAt },
+        attempt: {
+          deliveryId,
+          eventType: envelope.type,
+          idempotencyKey: envelope.idempotencyKey,
+          attempt: 12,
+          attemptedAt: lastAttemptAt,
+          outcome: 'failed',
+          durationMs: 3,
+        },
+      },
+    ]);
+    return new Date(Date.now() - 3_600_000).toISOString();
+  };
+
   let subscription: { id: string };
   it('webhooks: register, list, read, change, rotate the secret, test, read the deliveries and retry one', async () => {
     const created = await api('/v1/webhooks', { method: 'POST', body: { name: 'Least privilege', url: `${receiver.url}/api` } });
@@ -130,6 +162,11 @@ describe('every function, driven through its paths', () => {
     const [tested] = await attemptsOf(subscription.id, 1);
     expect((await api(`${path}/deliveries/${tested.deliveryId}/retry`, { method: 'POST' })).status).toBe(202);
     await attemptsOf(subscription.id, 2);
+    // A recovery claims the dead delivery and books its slot on the subscription's schedule.
+    const since = await recordDeadDelivery(subscription.id, 1);
+    expect((await api(`${path}/recover`, { method: 'POST', body: { since } })).body).toMatchObject({ queued: 1 });
+    // Sent at its slot (after the test event, its retry and the dead delivery's last attempt), before the next case counts.
+    await attemptsOf(subscription.id, 4);
   });
 
   it('a profile change: detector → fan-out (more watchers than a page) → sender (a failed attempt, then its retry)', async () => {
@@ -151,7 +188,8 @@ describe('every function, driven through its paths', () => {
     await applyDemoChange(store, 'GB', COMPANY, 'risk');
 
     await receiver.waitFor((delivery) => delivery.path === '/api' && delivery.body.includes('profile.changed'), 2, 30_000);
-    const attempts = await attemptsOf(subscription.id, 4);
+    // After the test event, its retry, the dead delivery's last attempt and its recovery: the failure and its retry.
+    const attempts = await attemptsOf(subscription.id, 6);
     expect(attempts.slice(0, 2).map((attempt) => attempt.outcome)).toEqual(['delivered', 'failed']);
   });
 
@@ -233,6 +271,8 @@ describe('every function, driven through its paths', () => {
     expect((await send('GET', `${hook}/delivery-stats`)).status).toBe(200);
     expect((await send('POST', `${hook}/deliveries/${tested.deliveryId}/retry`)).status).toBe(202);
     await attemptsOf(created.body.id, 2, () => send('GET', `${hook}/deliveries`));
+    const since = await recordDeadDelivery(created.body.id, 2);
+    expect((await send('POST', `${hook}/recover`, { since })).body).toMatchObject({ queued: 1 });
     expect((await send('DELETE', hook)).status).toBe(204);
 
     const options = await send('POST', 'passkeys/registration-options');
