@@ -2,13 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { TargetFactory } from '../../../cli/context';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
-import { runCli } from '../../support/cli';
+import { companiesTableTarget, runCli } from '../../support/cli';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { ACCOUNTS_FIXTURES, dailyAccountsFile, holdCompanies } from '../../support/filed-accounts';
-import { testSealer } from '../../support/sealer';
 
 const workDir = mkdtempSync(join(tmpdir(), 'bureau-accounts-cli-'));
 let tables: TestTables;
@@ -20,21 +18,7 @@ beforeEach(async () => {
   await holdCompanies(store, workDir);
 });
 
-const target: TargetFactory = async () => ({
-  doc: tables.doc,
-  tables: {
-    clients: 'unused',
-    companies: tables.names.companies as string,
-    watches: 'unused',
-    webhooks: 'unused',
-    deliveries: 'unused',
-    workspace: 'unused',
-  },
-  sealer: testSealer(),
-  loopbackReceivers: false,
-  description: 'the test tables',
-  close: async () => {},
-});
+const target = companiesTableTarget(() => tables);
 
 const bureau = (...argv: string[]) => runCli(argv, target);
 

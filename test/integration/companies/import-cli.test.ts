@@ -8,6 +8,7 @@ import type { TargetFactory } from '../../../cli/context';
 import { run } from '../../../cli/main';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
+import { companiesTableTarget } from '../../support/cli';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
 import { testSealer } from '../../support/sealer';
@@ -23,21 +24,7 @@ beforeAll(async () => {
   store = new DynamoCompanyStore(tables.doc, tables.names.companies as string);
 });
 
-const target: TargetFactory = async () => ({
-  doc: tables.doc,
-  tables: {
-    clients: 'unused',
-    companies: tables.names.companies as string,
-    watches: 'unused',
-    webhooks: 'unused',
-    deliveries: 'unused',
-    workspace: 'unused',
-  },
-  sealer,
-  loopbackReceivers: false,
-  description: 'the test tables',
-  close: async () => {},
-});
+const target = companiesTableTarget(() => tables, sealer);
 
 async function bureau(...argv: string[]) {
   const out: string[] = [];

@@ -2,13 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { TargetFactory } from '../../../cli/context';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { companiesTable } from '../../../shared/storage/tables';
 import { bulkFile, CRO_HEADER, croRow, syntheticBulkRows } from '../../../tools/register-files';
-import { runCli } from '../../support/cli';
+import { companiesTableTarget, runCli } from '../../support/cli';
 import { createTestTables, type TestTables } from '../../support/dynamo';
-import { testSealer } from '../../support/sealer';
 
 /** The CLI's in-process import (a target with no state machine): the same guard before its sweep. */
 const workDir = mkdtempSync(join(tmpdir(), 'bureau-sweep-guard-'));
@@ -18,21 +16,7 @@ beforeAll(async () => {
   tables = await createTestTables([{ ...companiesTable, stream: undefined }]);
 });
 
-const target: TargetFactory = async () => ({
-  doc: tables.doc,
-  tables: {
-    clients: 'unused',
-    companies: tables.names.companies as string,
-    watches: 'unused',
-    webhooks: 'unused',
-    deliveries: 'unused',
-    workspace: 'unused',
-  },
-  sealer: testSealer(),
-  loopbackReceivers: false,
-  description: 'the test tables',
-  close: async () => {},
-});
+const target = companiesTableTarget(() => tables);
 
 const bureau = (...argv: string[]) => runCli(argv, target);
 
