@@ -1,23 +1,9 @@
-import type { MapRunResults } from '../../register/import/import-summary';
+import { type MapRunResults, parsed, readMapRun } from '../../register/import/import-summary';
 import type { ImportObjects } from '../../register/import/s3-objects';
 import type { AccountsItemInput, AccountsItemResult } from './accounts-item';
 import { accountsSummaryKeyOf } from './accounts-object-keys';
 import type { AccountsManifestItem, AccountsSplitOutcome } from './accounts-split';
 import { type AccountsImportReport, addAccountsReports, emptyAccountsReport } from './import-filings';
-
-/** The ResultWriter's manifest.json: the result files of a map run, by how their items ended. */
-interface ResultManifest {
-  readonly ResultFiles: Partial<Record<'SUCCEEDED' | 'FAILED' | 'PENDING', readonly { readonly Key: string }[]>>;
-}
-
-/** One child execution in a ResultWriter file; Input and Output are JSON text. */
-interface ChildExecution {
-  readonly Input?: string;
-  readonly Output?: string;
-  readonly Status?: string;
-  readonly Error?: string;
-  readonly Cause?: string;
-}
 
 /** An item that never ended well: its entries were not read, and it says why. */
 export interface FailedAccountsItem extends AccountsManifestItem {
@@ -72,8 +58,6 @@ export function summarizeAccounts(input: {
   };
 }
 
-const parsed = <T>(text: string | undefined): T | undefined => (text ? (JSON.parse(text) as T) : undefined);
-
 /**
  * Reads what the map run left in S3, adds it up and writes summary.json beside the archive. An item
  * that never ended well (failed, or still pending when the run stopped) is a failed item, named by
@@ -83,19 +67,11 @@ export async function writeAccountsSummary(
   objects: ImportObjects,
   input: { readonly key: string; readonly split: AccountsSplitOutcome; readonly items: MapRunResults },
 ): Promise<{ digest: AccountsSummaryDigest; summary: AccountsImportSummary }> {
-  const results = await objects.readJson<ResultManifest>(input.items.ResultWriterDetails.Key);
-  const executionsIn = async (files: readonly { Key: string }[] = []) =>
-    (await Promise.all(files.map((file) => objects.readJson<ChildExecution[]>(file.Key)))).flat();
-  const succeeded = (await executionsIn(results.ResultFiles.SUCCEEDED)).flatMap((execution) => {
-    const output = parsed<AccountsItemResult>(execution.Output);
-    return output ? [output] : [];
+  const { succeeded, unfinished } = await readMapRun<AccountsItemResult>(objects, input.items);
+  const failed = unfinished.map((execution): FailedAccountsItem => {
+    const { item } = parsed<AccountsItemInput>(execution.Input) ?? { item: { first: -1, count: 0, directoryOffset: -1 } };
+    return { ...item, error: execution.Error ?? execution.Status ?? 'unknown', cause: execution.Cause ?? '' };
   });
-  const failed = [...(await executionsIn(results.ResultFiles.FAILED)), ...(await executionsIn(results.ResultFiles.PENDING))].map(
-    (execution): FailedAccountsItem => {
-      const { item } = parsed<AccountsItemInput>(execution.Input) ?? { item: { first: -1, count: 0, directoryOffset: -1 } };
-      return { ...item, error: execution.Error ?? execution.Status ?? 'unknown', cause: execution.Cause ?? '' };
-    },
-  );
   const summary = summarizeAccounts({
     archiveKey: input.key,
     split: input.split,

@@ -18,7 +18,7 @@ interface ResultManifest {
 }
 
 /** One child execution in a ResultWriter file; Input and Output are JSON text. */
-interface ChildExecution {
+export interface ChildExecution {
   readonly Input?: string;
   readonly Output?: string;
   readonly Status?: string;
@@ -166,7 +166,28 @@ function sweepGuardOf(
   };
 }
 
-const parsed = <T>(text: string | undefined): T | undefined => (text ? (JSON.parse(text) as T) : undefined);
+export const parsed = <T>(text: string | undefined): T | undefined => (text ? (JSON.parse(text) as T) : undefined);
+
+/**
+ * What a map run's items ended as, read from its ResultWriter's files: the outputs of the items that
+ * succeeded, and the executions of those that failed or never ended (their input says what was lost).
+ */
+export async function readMapRun<Output>(
+  objects: ImportObjects,
+  run: MapRunResults,
+): Promise<{ readonly succeeded: Output[]; readonly unfinished: ChildExecution[] }> {
+  const results = await objects.readJson<ResultManifest>(run.ResultWriterDetails.Key);
+  const executionsIn = async (files: readonly { Key: string }[] = []) =>
+    (await Promise.all(files.map((file) => objects.readJson<ChildExecution[]>(file.Key)))).flat();
+  const succeeded = (await executionsIn(results.ResultFiles.SUCCEEDED)).flatMap((execution) => {
+    const output = parsed<Output>(execution.Output);
+    return output ? [output] : [];
+  });
+  return {
+    succeeded,
+    unfinished: [...(await executionsIn(results.ResultFiles.FAILED)), ...(await executionsIn(results.ResultFiles.PENDING))],
+  };
+}
 
 /**
  * Reads what the split and the map run left in S3, adds it up and writes summary.json beside the
@@ -185,19 +206,11 @@ export async function writeImportSummary(
     readonly forceSweep?: string;
   },
 ): Promise<{ digest: SummaryDigest; summary: ImportSummary }> {
-  const results = await objects.readJson<ResultManifest>(input.batches.ResultWriterDetails.Key);
-  const executionsIn = async (files: readonly { Key: string }[] = []) =>
-    (await Promise.all(files.map((file) => objects.readJson<ChildExecution[]>(file.Key)))).flat();
-  const succeeded = (await executionsIn(results.ResultFiles.SUCCEEDED)).flatMap((execution) => {
-    const output = parsed<BatchResult>(execution.Output);
-    return output ? [output] : [];
+  const { succeeded, unfinished } = await readMapRun<BatchResult>(objects, input.batches);
+  const failed = unfinished.map((execution): FailedBatch => {
+    const { chunk } = parsed<{ chunk: ManifestItem }>(execution.Input) ?? { chunk: { key: '?', firstLine: 0, entry: '?' } };
+    return { ...chunk, error: execution.Error ?? execution.Status ?? 'unknown', cause: execution.Cause ?? '' };
   });
-  const failed = [...(await executionsIn(results.ResultFiles.FAILED)), ...(await executionsIn(results.ResultFiles.PENDING))].map(
-    (execution): FailedBatch => {
-      const { chunk } = parsed<{ chunk: ManifestItem }>(execution.Input) ?? { chunk: { key: '?', firstLine: 0, entry: '?' } };
-      return { ...chunk, error: execution.Error ?? execution.Status ?? 'unknown', cause: execution.Cause ?? '' };
-    },
-  );
   const summary = summarize({
     uploadKey: input.uploadKey,
     asOf: input.asOf,
