@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { EngineOutages } from './engine-outages';
 import { forgetEngine, recordEngine, stopStaleEngine } from './engine-pidfile';
 
 export interface DynamoDbLocal {
@@ -171,6 +172,8 @@ export interface EngineRestart {
 }
 
 export interface SupervisionOptions {
+  /** Kept up to date with the time the engine was away, from its death until it listens again. */
+  readonly outages?: EngineOutages;
   /** Told each time the engine died and was started again. */
   readonly onRestart: (restart: EngineRestart) => void;
   /** The engine keeps dying, or cannot start again, or its data was in memory: the runtime cannot go on. */
@@ -191,6 +194,7 @@ export async function startSupervisedDynamoDbLocal(options: DynamoDbLocalOptions
   const watch = (current: DynamoDbLocal): void => {
     void current.exited.then(async (ended) => {
       if (stopping) return;
+      supervision.outages?.began();
       if (!options.dataDir) return supervision.onGiveUp(`DynamoDB Local stopped (${ended}), and its data was in memory: it is gone`);
       const now = Date.now();
       deaths.push(now);
@@ -203,6 +207,7 @@ export async function startSupervisedDynamoDbLocal(options: DynamoDbLocalOptions
       } catch (error) {
         return supervision.onGiveUp(`DynamoDB Local stopped (${ended}) and could not start again: ${(error as Error).message}`);
       }
+      supervision.outages?.ended();
       if (stopping) return void engine.stop();
       supervision.onRestart({ ended, restarts: deaths.length, seconds: (Date.now() - now) / 1000 });
       watch(engine);

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { FUNCTION_DEFAULTS, type FunctionSpec } from '../infra/catalogue';
+import type { EngineOutages } from './engine-outages';
 import { functionBundle } from './function-bundle';
 import type { InstanceData, InvocationReply, InvocationRequest } from './instance/instance-main';
 import type { LocalFunctionIdentity } from './lambda-context';
@@ -27,6 +28,8 @@ export interface LocalFunctionOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Instances that may run at once; beyond them an invocation is throttled. */
   readonly concurrency?: number;
+  /** The local engine's outages, which do not count against the timeout (engine-outages.ts). */
+  readonly engineOutages?: EngineOutages;
 }
 
 export class FunctionTimeoutError extends Error {
@@ -97,7 +100,7 @@ class FunctionInstance {
   }
 
   /** The timeout counts from the handler call, as Lambda's does: a cold start's init is not part of it. */
-  invoke(event: unknown, timeoutSeconds: number): Promise<unknown> {
+  invoke(event: unknown, timeoutSeconds: number, outages?: EngineOutages): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined = setTimeout(() => {
         void this.terminate();
@@ -106,11 +109,19 @@ class FunctionInstance {
       this.pending = {
         started: () => {
           clearTimeout(timer);
-          timer = setTimeout(() => {
+          let credited = outages?.totalMs() ?? 0;
+          const expire = () => {
+            const owed = (outages?.totalMs() ?? 0) - credited;
+            if (owed > 0) {
+              credited += owed;
+              timer = setTimeout(expire, owed);
+              return;
+            }
             // Lambda ends an environment that timed out; whatever it was doing goes with it.
             void this.terminate();
             this.fail(new FunctionTimeoutError(this.functionName, timeoutSeconds));
-          }, timeoutSeconds * 1000);
+          };
+          timer = setTimeout(expire, timeoutSeconds * 1000);
         },
         resolve: (value) => {
           clearTimeout(timer);
@@ -154,6 +165,7 @@ export class LocalFunction {
   readonly concurrency: number;
   private readonly data: InstanceData;
   private readonly environment: Readonly<Record<string, string>>;
+  private readonly engineOutages: EngineOutages | undefined;
   /** The instances' code, built from the start: the first cold start should not also wait for it. */
   private readonly code: Promise<string>;
   private readonly idle: FunctionInstance[] = [];
@@ -173,6 +185,7 @@ export class LocalFunction {
     };
     this.data = { identity };
     this.environment = options.environment ?? {};
+    this.engineOutages = options.engineOutages;
     this.code = functionBundle(entry).catch((error: Error) => {
       throw new Error(`${this.functionName}: its code could not be built: ${error.message}`);
     });
@@ -188,7 +201,7 @@ export class LocalFunction {
   async invoke(event: unknown): Promise<unknown> {
     const instance = this.acquire(await this.code);
     try {
-      return await instance.invoke(event, this.timeoutSeconds);
+      return await instance.invoke(event, this.timeoutSeconds, this.engineOutages);
     } finally {
       if (instance.usable) this.idle.push(instance);
       else this.all.delete(instance);
@@ -221,7 +234,7 @@ export function localFunctionName(spec: Pick<FunctionSpec, 'id'>): string {
 
 export function localFunctionFromSpec(
   spec: FunctionSpec,
-  options: { root: string; environment: Readonly<Record<string, string>>; region?: string },
+  options: { root: string; environment: Readonly<Record<string, string>>; region?: string; engineOutages?: EngineOutages },
 ): LocalFunction {
   return new LocalFunction({
     functionName: localFunctionName(spec),
@@ -231,5 +244,6 @@ export function localFunctionFromSpec(
     memoryMb: spec.memoryMb,
     region: options.region,
     environment: options.environment,
+    engineOutages: options.engineOutages,
   });
 }

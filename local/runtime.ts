@@ -13,6 +13,7 @@ import { type DemoClient, runStartupHooks } from './bootstrap';
 import { type DemoAccountsDay, startDemoAccountsDay } from './demo-accounts-day';
 import { DEMO_PERSON_EMAIL, inviteDemoPerson } from './demo-person';
 import { startSupervisedDynamoDbLocal } from './dynamodb-local';
+import { EngineOutages } from './engine-outages';
 import { startLocalEventSources } from './event-sources';
 import { createSqsClient, startLocalSqs } from './fauxqs';
 import { localFunctionEnvironment, settingsFrom } from './function-environment';
@@ -229,12 +230,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
     if (options.quiet && !settings.POWERTOOLS_LOG_LEVEL) settings.POWERTOOLS_LOG_LEVEL = 'WARN';
 
+    const engineOutages = new EngineOutages();
     let dynamodbEndpoint: string;
     if (options.sharedDynamoDb) dynamodbEndpoint = options.sharedDynamoDb.endpoint;
     else {
       const dynamo = await startSupervisedDynamoDbLocal(
         { workDir: paths.work, dataDir: options.inMemory ? undefined : paths.dynamodb, port: dynamoPort, log },
         {
+          outages: engineOutages,
           onRestart: ({ ended, restarts, seconds }) =>
             log(
               `DynamoDB Local stopped unexpectedly (${ended}); started it again on the same data and port in ${seconds.toFixed(1)} s (restart ${restarts} in the last minute).`,
@@ -303,7 +306,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         ...(environment[CALL_LOG_VARIABLE] ? { callLog: environment[CALL_LOG_VARIABLE] } : {}),
       });
       functionEnvironments[spec.id] = granted;
-      const target = localFunctionFromSpec(spec, { root: repositoryRoot, environment: granted, region });
+      const target = localFunctionFromSpec(spec, { root: repositoryRoot, environment: granted, region, engineOutages });
       targets.set(spec.id, target);
       cleanups.push(() => target.stop());
       return spec.routes.map((route) => ({ method: route.method, path: route.path, target }));
@@ -314,6 +317,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       root: repositoryRoot,
       environmentOf: (spec) => localFunctionEnvironment(spec, grantedResources),
       log: options.quiet ? () => {} : log,
+      engineOutages,
     });
     cleanups.push(() => registerImport.stop());
     // The accounts import's state machine beside it, on the same bucket under accounts/ (docs/deploy.md, "Loading filed accounts").
@@ -323,6 +327,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       root: repositoryRoot,
       environmentOf: (spec) => localFunctionEnvironment(spec, grantedResources),
       log: options.quiet ? () => {} : log,
+      engineOutages,
     });
     cleanups.push(() => accountsImport.stop());
     const eventSources = await startLocalEventSources({

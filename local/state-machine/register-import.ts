@@ -4,6 +4,7 @@ import { BucketAlreadyOwnedByYou, CreateBucketCommand, GetObjectCommand, PutObje
 import { type FunctionSpec, registerImportFunctions } from '../../infra/catalogue';
 import { ENDPOINT_VARIABLES } from '../../shared/aws/clients';
 import { UPLOADS_BUCKET_VARIABLE } from '../../shared/register/import/object-keys';
+import type { EngineOutages } from '../engine-outages';
 import { FunctionError, FunctionThrottledError, FunctionTimeoutError, type LocalFunction, localFunctionFromSpec } from '../functions';
 import { Execution, type HistoryEvent, type MapRunProgress, StatesError } from './interpreter';
 import {
@@ -31,6 +32,8 @@ export interface LocalRegisterImportOptions {
   /** The functions the definition invokes, and the state machine's name and what its log lines call it: default the register import's. */
   readonly machine?: { readonly functions: readonly FunctionSpec[]; readonly name: string; readonly label: string };
   readonly log?: (line: string) => void;
+  /** The local engine's outages, which do not count against a function's timeout. */
+  readonly engineOutages?: EngineOutages;
 }
 
 export interface LocalRegisterImport {
@@ -117,7 +120,10 @@ export async function startLocalRegisterImport(options: LocalRegisterImportOptio
       [ENDPOINT_VARIABLES.s3]: options.s3Endpoint,
       [UPLOADS_BUCKET_VARIABLE]: LOCAL_REGISTER_IMPORT.bucket,
     };
-    functions.set(localFunctionArn(specId), localFunctionFromSpec(spec, { root: options.root, environment, region: options.region }));
+    functions.set(
+      localFunctionArn(specId),
+      localFunctionFromSpec(spec, { root: options.root, environment, region: options.region, engineOutages: options.engineOutages }),
+    );
   }
 
   const scale = options.retryDelayScale ?? 1;

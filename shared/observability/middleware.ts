@@ -32,9 +32,14 @@ function publishMetrics<Event, Result>(): MiddlewareObj<Event, Result, Error, Co
  * Every function's handler, observed the Powertools way: the Lambda context in every log line
  * (request id, cold start; keys added during an invocation are dropped after it), the invocation
  * traced, and its metrics flushed as EMF when it ends, with a cold-start metric.
+ *
+ * Middy's own early timeout is off: the runtime's timeout is the one deadline. Middy's would only
+ * turn Lambda's timeout into a TimeoutError 5 ms sooner, and it is a timer fixed at the start of the
+ * invocation, which locally would cut short a call that is waiting out a restart of DynamoDB Local,
+ * time the local runtime does not charge to the function (local/engine-outages.ts).
  */
 export function observed<Event, Result>(handler: (event: Event, context: Context) => Promise<Result>) {
-  return middy<Event, Result, Error, Context>()
+  return middy<Event, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(publishMetrics<Event, Result>())

@@ -12,6 +12,7 @@ import {
   startDynamoDbLocal,
   startSupervisedDynamoDbLocal,
 } from '../../../local/dynamodb-local';
+import { EngineOutages } from '../../../local/engine-outages';
 import { recordEngine } from '../../../local/engine-pidfile';
 import { rideOutEngineRestarts } from '../../../local/engine-restarts';
 import { repositoryRoot } from '../../../local/paths';
@@ -141,6 +142,7 @@ const enginePid = (workDir: string) => Number(readFileSync(join(workDir, 'dynamo
 async function supervised(dataDir: string | undefined) {
   const workDir = tempFolder();
   const restarts: EngineRestart[] = [];
+  const outages = new EngineOutages();
   let restarted: () => void = () => {};
   let gaveUp: (reason: string) => void = () => {};
   const givenUp = new Promise<string>((resolve) => {
@@ -149,6 +151,7 @@ async function supervised(dataDir: string | undefined) {
   const engine: DynamoDbLocal = await startSupervisedDynamoDbLocal(
     { workDir, ...(dataDir ? { dataDir } : {}) },
     {
+      outages,
       onRestart: (restart) => {
         restarts.push(restart);
         restarted();
@@ -159,6 +162,7 @@ async function supervised(dataDir: string | undefined) {
   return {
     engine,
     restarts,
+    outages,
     givenUp,
     /** Kills the Java process outright and resolves once it is gone. */
     async kill(): Promise<number> {
@@ -186,7 +190,7 @@ const client = (endpoint: string, maxAttempts?: number) =>
 
 describe('DynamoDB Local under supervision', () => {
   it("is started again on its port and data when its Java process dies, and a function's call made meanwhile waits for it", async () => {
-    const { engine, restarts, kill, nextRestart, currentPid } = await supervised(join(tempFolder(), 'db'));
+    const { engine, restarts, outages, kill, nextRestart, currentPid } = await supervised(join(tempFolder(), 'db'));
     const waiting = client(engine.endpoint);
     rideOutEngineRestarts()(waiting, 'dynamodb');
     const impatient = client(engine.endpoint, 1);
@@ -210,6 +214,10 @@ describe('DynamoDB Local under supervision', () => {
       expect(refused.status === 'rejected' && (refused.reason as { code?: string }).code).toBe('ECONNREFUSED');
       expect(waited.status === 'fulfilled' && waited.value.Item).toEqual({ pk: { S: 'before' } });
       expect(restarts).toEqual([{ ended: 'signal SIGKILL', restarts: 1, seconds: expect.any(Number) }]);
+      // The time away, which the runtime's functions are not charged for, is the time the restart took.
+      const awayMs = outages.totalMs();
+      expect(Math.abs(awayMs - (restarts[0]?.seconds ?? 0) * 1000)).toBeLessThan(100);
+      expect(outages.totalMs()).toBe(awayMs);
       expect(currentPid()).not.toBe(killed);
       expect((await fetch(engine.endpoint)).status).toBe(400);
     } finally {

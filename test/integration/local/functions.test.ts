@@ -2,8 +2,9 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EngineOutages } from '../../../local/engine-outages';
 import { functionBundle } from '../../../local/function-bundle';
-import { FunctionThrottledError, LocalFunction } from '../../../local/functions';
+import { FunctionThrottledError, FunctionTimeoutError, LocalFunction } from '../../../local/functions';
 
 const entry = join(import.meta.dirname, 'fixtures/environment-handler.ts');
 const started: LocalFunction[] = [];
@@ -54,6 +55,28 @@ describe('a local function', () => {
     expect(refused?.status === 'rejected' && refused.reason).toBeInstanceOf(FunctionThrottledError);
     expect(fn.instances).toBe(2);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('times out after its timeout, but not for the seconds the local engine was away meanwhile', async () => {
+    const outages = new EngineOutages();
+    const fn = localFunction({ timeoutSeconds: 1, engineOutages: outages });
+    await fn.invoke({});
+
+    await expect(fn.invoke({ sleepMs: 1500 })).rejects.toBeInstanceOf(FunctionTimeoutError);
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const waitingOutTheEngine = fn.invoke({ sleepMs: 1500 });
+    await pause(100);
+    outages.began();
+    await pause(1000);
+    outages.ended();
+    await expect(waitingOutTheEngine).resolves.toMatchObject({ invocations: 1 });
+    // An outage still under way when the extended timeout falls due extends it again, until the engine is back.
+    const stillWaiting = fn.invoke({ sleepMs: 2500 });
+    await pause(100);
+    outages.began();
+    await pause(1500);
+    outages.ended();
+    await expect(stillWaiting).resolves.toMatchObject({ invocations: 2 });
   });
 
   it('answers a throttled invocation without waiting for a busy instance', async () => {

@@ -31,4 +31,13 @@ describe('an observed handler', () => {
     expect(stored).toBe(false);
     expect(written.join('')).not.toContain('No application metrics');
   });
+
+  it('leaves the deadline to the runtime: a handler past the remaining time it was given is not cut short by middy', async () => {
+    const slow = observed(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return 'finished';
+    });
+
+    await expect(slow({}, { ...context, getRemainingTimeInMillis: () => 10 })).resolves.toBe('finished');
+  });
 });
