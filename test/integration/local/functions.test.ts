@@ -58,25 +58,24 @@ describe('a local function', () => {
   });
 
   it('times out after its timeout, but not for the seconds the local engine was away meanwhile', async () => {
-    const outages = new EngineOutages();
-    const fn = localFunction({ timeoutSeconds: 1, engineOutages: outages });
-    await fn.invoke({});
-
-    await expect(fn.invoke({ sleepMs: 1500 })).rejects.toBeInstanceOf(FunctionTimeoutError);
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const waitingOutTheEngine = fn.invoke({ sleepMs: 1500 });
-    await pause(100);
-    outages.began();
-    await pause(1000);
-    outages.ended();
-    await expect(waitingOutTheEngine).resolves.toMatchObject({ invocations: 1 });
-    // An outage still under way when the extended timeout falls due extends it again, until the engine is back.
-    const stillWaiting = fn.invoke({ sleepMs: 2500 });
-    await pause(100);
+    const outages = new EngineOutages();
+    const [oneSecond, twoSeconds] = [1, 2].map((timeoutSeconds) => localFunction({ timeoutSeconds, engineOutages: outages }));
+    await Promise.all([oneSecond?.invoke({}), twoSeconds?.invoke({})]);
+
+    await expect(oneSecond?.invoke({ sleepMs: 2000 })).rejects.toBeInstanceOf(FunctionTimeoutError);
+    // An outage over before the timeout falls due moves it by the outage's length: 2 s + 1.5 s.
+    const afterAnOutage = twoSeconds?.invoke({ sleepMs: 2500 });
     outages.began();
     await pause(1500);
     outages.ended();
-    await expect(stillWaiting).resolves.toMatchObject({ invocations: 2 });
+    await expect(afterAnOutage).resolves.toMatchObject({ invocations: 2 });
+    // An outage still under way when the timeout falls due keeps moving it until the engine is back.
+    const duringAnOutage = oneSecond?.invoke({ sleepMs: 2000 });
+    outages.began();
+    await pause(2500);
+    outages.ended();
+    await expect(duringAnOutage).resolves.toMatchObject({ invocations: 1 });
   });
 
   it('answers a throttled invocation without waiting for a busy instance', async () => {
