@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { API_CORS } from '../shared/http/cors';
 import { HttpError } from '../shared/http/errors';
 import { SECURITY_HEADERS } from '../shared/http/lambda';
 import { problem } from '../shared/http/responses';
@@ -15,6 +16,7 @@ import {
   toApiGatewayEvent,
 } from './api-gateway-event';
 import { FunctionThrottledError, LOCAL_ACCOUNT_ID } from './functions';
+import { gatewayCors } from './gateway-cors';
 import { type RouteDefinition, RouteTable } from './routes';
 import type { StaticSite } from './static-site';
 
@@ -198,6 +200,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const identity = options.identity ?? { accountId: LOCAL_ACCOUNT_ID, apiId: 'local' };
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const inFlight = new Set<Promise<void>>();
+  const cors = gatewayCors(API_CORS);
+  const isSitePath = (path: string) => options.staticSite?.('HEAD', path) !== undefined;
 
   async function respond(request: IncomingMessage, response: ServerResponse, port: number): Promise<void> {
     const started = performance.now();
@@ -207,6 +211,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     let requestId = gatewayRequestId();
     let routeKey: string | undefined;
     let body: Buffer = Buffer.alloc(0);
+    // Whether the API's CORS is added: not to the site's files, nor to a preflight, answered whole.
+    let gatewayCorsApplies = true;
     try {
       if (Buffer.byteLength(target) > MAX_REQUEST_LINE_BYTES) throw new UriTooLongError();
       const { path } = splitTarget(target);
@@ -214,8 +220,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       routeKey = match?.routeKey;
       body = await readBody(request, limit);
       const file = match ? undefined : options.staticSite?.(method, path);
+      // Deployed, CloudFront serves the site's paths from S3, which adds no CORS and answers no preflight.
+      const sitePath = file !== undefined || (method === 'OPTIONS' && isSitePath(path));
+      const preflight = sitePath ? undefined : cors.preflight(method, request.headers);
+      gatewayCorsApplies = !sitePath && preflight === undefined;
       if (file) {
         result = file;
+      } else if (preflight) {
+        result = preflight;
       } else if (!match) {
         result = gatewayError(404, 'not_found', `No route matches ${method} ${path}.`);
       } else {
@@ -249,6 +261,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         result = gatewayError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`);
       else throw error;
     }
+    if (gatewayCorsApplies) result = cors.apply(result, request.headers);
     if (result.statusCode === 413) response.setHeader('connection', 'close');
     send(response, result, requestId, method);
     if (routeKey && options.onExchange) {

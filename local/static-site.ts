@@ -18,9 +18,10 @@ export type StaticSite = (method: string, path: string) => GatewayResponse | und
 
 /**
  * The workspace's built files (web/dist) under /workspace/, as CloudFront serves them from S3 when
- * deployed: hashed assets cached for a year, the pages themselves never, and the same security
- * headers. /workspace/reference/ is the API reference page, with its own policy; any other path is
- * the workspace app's one page. /workspace/api/… is not the site's: it goes to the workspace function.
+ * deployed: hashed assets cached for a year, the pages themselves never, the same security headers,
+ * and no CORS headers (S3 sends none). /workspace/reference/ is the API reference page, with its own
+ * policy (sandboxed into an opaque origin); any other path is the workspace app's one page.
+ * /workspace/api/… is not the site's: it goes to the workspace function.
  */
 export function workspaceSite(dir: string): StaticSite {
   return (method, path) => {

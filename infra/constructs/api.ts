@@ -1,10 +1,19 @@
-import { Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { type CfnStage, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type CfnStage,
+  CorsHttpMethod,
+  type CorsPreflightOptions,
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { API_CORS, type CorsSettings } from '../../shared/http/cors';
 import type { RouteAccess, RouteSpec } from '../catalogue';
 
 export interface BureauApiProps {
@@ -43,9 +52,25 @@ const ACCESS_CHECKED_IN_FUNCTION: Readonly<Record<RouteAccess, string>> = {
   public: 'The public JWKS, which every client needs to verify tokens, holds only public keys.',
 };
 
+/** The shared CORS settings as the HTTP API's configuration, which the local gateway applies too. */
+export function corsPreflightOf(settings: CorsSettings): CorsPreflightOptions {
+  return {
+    allowOrigins: [...settings.allowOrigins],
+    allowMethods: settings.allowMethods.map((method) => CorsHttpMethod[method]),
+    allowHeaders: [...settings.allowHeaders],
+    exposeHeaders: [...settings.exposeHeaders],
+    maxAge: Duration.seconds(settings.maxAgeSeconds),
+    allowCredentials: settings.allowCredentials,
+  };
+}
+
 /**
  * The HTTP API (payload format 2.0) in front of the functions: one Lambda proxy route per catalogue
- * route, JSON access logs, and a stage-wide throttle. No CORS: the API is server to server.
+ * route, JSON access logs, and a stage-wide throttle. CORS for any origin without credentials
+ * (shared/http/cors.ts): the API is bearer-only, so a browser page may call it with a token it holds
+ * and never with the browser's cookies. The configuration is API-wide, so the workspace's routes get
+ * it too, where it opens nothing: without Allow-Credentials no page of another origin reads an
+ * answer a session cookie earned, and the workspace refuses changes from other origins.
  */
 export class BureauApi extends Construct {
   readonly httpApi: HttpApi;
@@ -65,6 +90,7 @@ export class BureauApi extends Construct {
       // Said even when false: the way back from a closed address must open it again, and a property
       // dropped from a template is not always put back to its default.
       disableExecuteApiEndpoint: props.closeExecuteApiEndpoint ?? false,
+      corsPreflight: corsPreflightOf(API_CORS),
     });
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention ?? RetentionDays.THREE_MONTHS });
     this.throttle = { rateLimit: props.rateLimit ?? 100, burstLimit: props.burstLimit ?? 200 };

@@ -27,6 +27,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { API_CORS } from '../../shared/http/cors';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
 import { OPENAPI_DOCUMENT_PATH } from '../../shared/openapi/document-endpoint';
 import {
@@ -59,9 +60,11 @@ export interface FrontDoorProps {
 /**
  * The one public entry of the service: CloudFront behind AWS WAF, on the API's own domain when it
  * has one. It serves the built workspace app (web/dist) from a private S3 bucket under /workspace/,
- * the API reference page under /workspace/reference/ with a policy of its own, and passes
- * /workspace/api/* and /v1/* to the HTTP API uncached, cookies and all. Same origin means
- * the session cookie can be SameSite=Strict and the app needs no CORS.
+ * the API reference page under /workspace/reference/ with a policy of its own (sandboxed: it runs in
+ * an opaque origin, apart from the workspace's session), and passes /workspace/api/* and /v1/* to the
+ * HTTP API uncached, cookies and all. Same origin means the session cookie can be SameSite=Strict and
+ * the app needs no CORS; the API's CORS, for the reference page and other browsers, is the HTTP
+ * API's own (constructs/api).
  *
  * CloudFront adds a secret header to every request it forwards and the functions refuse any request
  * without it (shared/http/origin-guard), so a caller who goes round CloudFront meets the firewall's
@@ -135,7 +138,7 @@ export class FrontDoor extends Construct {
       cachePolicy: CachePolicy.CACHING_OPTIMIZED,
       responseHeadersPolicy: securityHeaders(
         'ReferenceSecurityHeaders',
-        'Bureau API reference: strict CSP with inline styles, no framing, no referrer',
+        'Bureau API reference: sandboxed, strict CSP with inline styles, no framing, no referrer',
         REFERENCE_CONTENT_SECURITY_POLICY,
       ),
       functionAssociations: [{ function: referencePage, eventType: FunctionEventType.VIEWER_REQUEST }],
@@ -195,6 +198,20 @@ export class FrontDoor extends Construct {
           allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
           cachePolicy: CachePolicy.CACHING_OPTIMIZED,
           originRequestPolicy: undefined,
+          // The gateway adds CORS headers only for a request with an Origin, which this behaviour
+          // neither forwards nor keys its cache by: the edge adds them to every copy it serves.
+          responseHeadersPolicy: new ResponseHeadersPolicy(this, 'OpenApiDocumentCors', {
+            comment: 'Bureau OpenAPI document: readable by any page, without credentials, as the API is',
+            corsBehavior: {
+              accessControlAllowOrigins: [...API_CORS.allowOrigins],
+              accessControlAllowMethods: ['GET', 'HEAD'],
+              accessControlAllowHeaders: [...API_CORS.allowHeaders],
+              accessControlExposeHeaders: [...API_CORS.exposeHeaders],
+              accessControlMaxAge: Duration.seconds(API_CORS.maxAgeSeconds),
+              accessControlAllowCredentials: API_CORS.allowCredentials,
+              originOverride: true,
+            },
+          }),
         },
         '/v1/*': apiBehaviour,
         [REFERENCE_PATH]: referenceBehaviour,

@@ -41,8 +41,9 @@ export const changesState = (request: HttpRequest) => CHANGING_METHODS.has(reque
 
 /**
  * A state-changing request must come from a page of this origin: the browser's Origin and
- * Sec-Fetch-Site say where it comes from, and a JSON content type cannot be sent cross-site without
- * a preflight this service never answers.
+ * Sec-Fetch-Site say where it comes from. The API's CORS answers any origin's preflight (API-wide, as
+ * API Gateway configures it), so these checks, not a refused preflight, keep other origins out; and
+ * a body must be JSON, which no form can send.
  */
 export function assertSameOrigin(request: HttpRequest, origin: string): void {
   const fetchSite = request.headers['sec-fetch-site'];

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { repositoryRoot } from '../../local/paths';
 
 /**
@@ -35,13 +36,15 @@ export interface AxeViolation {
 /**
  * axe-core's WCAG 2.x A and AA rules on the page as it is now. The engine is evaluated through the
  * DevTools protocol, which the page's Content-Security-Policy does not govern, so the policy under
- * test stays exactly as served.
+ * test stays exactly as served. A sandboxed page (opaque origin) cannot fetch its own stylesheets
+ * again, as axe does to read their rules, so for such a page `sandboxed` skips that fetch (and the
+ * one rule that needs it, that no stylesheet locks the orientation).
  */
-export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+export async function axeViolations(page: Page, { sandboxed = false }: { sandboxed?: boolean } = {}): Promise<AxeViolation[]> {
   await page.evaluate(axe.source);
   // Runs in the page, which has its own globals: written as the page's script, not this program's.
   const result = await page.evaluate<axe.AxeResults>(
-    "window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
+    `window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }${sandboxed ? ', preload: false' : ''} })`,
   );
   return result.violations.map((violation) => ({
     id: violation.id,
@@ -54,4 +57,28 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 /** True when nothing on the page is wider than the window: usable without scrolling sideways. */
 export function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+}
+
+/**
+ * No axe violation and no sideways scrolling, at desktop width (1280 px) and at a phone's (360 px),
+ * each photographed; `atPhoneWidth` checks what the page must do while narrow (a table scrolling in
+ * its own region, say).
+ */
+export async function checkAtBothWidths(page: Page, name: string, atPhoneWidth?: () => Promise<void>): Promise<void> {
+  expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
+  expect(await fitsWidth(page), `${name} fits 1280 px`).toBe(true);
+  await screenshot(page, name);
+  await page.setViewportSize({ width: 360, height: 780 });
+  expect(await fitsWidth(page), `${name} fits a 360 px phone`).toBe(true);
+  expect(await axeViolations(page), `axe on ${name} at phone width`).toEqual([]);
+  await atPhoneWidth?.();
+  await screenshot(page, `${name}-phone`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** A wide table scrolls within its own region, reachable by keyboard, while the page does not scroll sideways. */
+export async function expectTableScrollsInItsRegion(page: Page, region: RegExp): Promise<void> {
+  const scroller = page.getByRole('region', { name: region }).first();
+  expect(await scroller.evaluate((element) => element.scrollWidth > element.clientWidth), 'the table scrolls within its region').toBe(true);
+  expect(await scroller.getAttribute('tabindex')).toBe('0');
 }

@@ -8,6 +8,8 @@ import type { Plugin } from 'vite';
 export const SCALAR_BUNDLE = fileURLToPath(new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url));
 /** Run before Scalar's bundle, so that it loads under the page's policy without a violation. */
 export const ZOD_JITLESS = fileURLToPath(new URL('./zod-jitless.js', import.meta.url));
+/** Run before Scalar's bundle, so that it finds a Storage in the sandbox, which has none. */
+export const STORAGE_IN_MEMORY = fileURLToPath(new URL('./storage-in-memory.js', import.meta.url));
 
 interface Script {
   readonly source: Buffer;
@@ -20,13 +22,13 @@ interface Script {
  * new file), and adds their <script> elements to the reference page. They are copied as they are
  * rather than bundled: Scalar's is already minified and Rollup would spend most of the build on
  * it. They are classic scripts, not modules, because Scalar mounts itself as soon as it runs, after
- * the element holding its configuration, and the other must have run by then.
+ * the element holding its configuration, and the others must have run by then.
  */
 export function scalarBundle(page: string): Plugin {
   let scripts: readonly Script[] | undefined;
   let base = '/';
   const load = () => {
-    scripts ??= [ZOD_JITLESS, SCALAR_BUNDLE].map((path) => {
+    scripts ??= [ZOD_JITLESS, STORAGE_IN_MEMORY, SCALAR_BUNDLE].map((path) => {
       const source = readFileSync(path);
       const name = path === SCALAR_BUNDLE ? 'scalar' : basename(path, extname(path));
       return { source, fileName: `assets/${name}-${createHash('sha256').update(source).digest('hex').slice(0, 12)}.js` };
