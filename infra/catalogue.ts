@@ -277,7 +277,8 @@ export const functions: readonly FunctionSpec[] = [
   {
     id: 'workspace',
     entry: 'functions/workspace/handler.ts',
-    description: "The client workspace's JSON API: people's sign-in and sessions, and their client's webhooks, deliveries and watches",
+    description:
+      "The client workspace's JSON API: people's sign-in and sessions, and their client's webhooks, deliveries, watches and events",
     routes: [
       ...(['GET', 'POST', 'PATCH', 'DELETE'] as const).map((method) => ({
         method,
@@ -304,6 +305,8 @@ export const functions: readonly FunctionSpec[] = [
       { table: watchesTable, access: { actions: ['GetItem'], queryIndexes: [WATCHES_BY_CLIENT_INDEX] } },
       // A watched company's profile, and the names of a page of watched companies in one batched read.
       { table: companiesTable, access: { actions: ['GetItem', 'BatchGetItem'] } },
+      // The client's events feed, read as GET /v1/events reads it: its own partition, by Query alone.
+      { table: eventsTable, access: { actions: ['Query'] } },
     ],
     queues: [{ queue: deliveriesQueue, access: 'send' }],
     loopbackReceivers: true,

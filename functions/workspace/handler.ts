@@ -4,14 +4,17 @@ import { DynamoClientRegistry } from '../../shared/auth/dynamo-client-registry';
 import { RateLimiter } from '../../shared/auth/rate-limit';
 import { TOKEN_PATH } from '../../shared/auth/token-endpoint';
 import { DynamoProfileReader } from '../../shared/companies/dynamo-profile-reader';
+import { DynamoClientEventStore } from '../../shared/events/dynamo-client-events';
+import { createEventsEndpoint } from '../../shared/events/events-endpoint';
 import { lambdaHttpHandler } from '../../shared/http/lambda';
 import { sharedDocumentClient } from '../../shared/storage/dynamo';
-import { companiesTable, tableName, watchesTable, workspaceTable } from '../../shared/storage/tables';
+import { companiesTable, eventsTable, tableName, watchesTable, workspaceTable } from '../../shared/storage/tables';
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import { createWebhooksEndpoint } from '../../shared/webhooks/webhooks-endpoint';
 import { workspaceCookiePolicy, workspaceOrigin } from '../../shared/workspace/config';
 import { DynamoWorkspaceStore } from '../../shared/workspace/dynamo-workspace-store';
 import { Passkeys } from '../../shared/workspace/passkeys';
+import { portfolioProfileReader } from '../../shared/workspace/portfolio-profiles';
 import { WorkspaceAuth } from '../../shared/workspace/workspace-auth';
 import { createWorkspaceEndpoint } from '../../shared/workspace/workspace-endpoint';
 import { webhookUseCases } from '../webhook-use-cases';
@@ -36,9 +39,11 @@ export const handler = lambdaHttpHandler(
     limiter: new RateLimiter(doc, config.clientsTable),
     defaultRateLimitPerMinute: config.rateLimitPerMinute,
     webhooks: createWebhooksEndpoint(subscriptions, deliveries),
+    events: createEventsEndpoint({ events: new DynamoClientEventStore(doc, tableName(eventsTable)), clock: () => new Date() }),
     deliveries,
     watches: new DynamoWatchStore(doc, tableName(watchesTable)),
     companies: new DynamoProfileReader(doc, tableName(companiesTable)),
+    portfolioProfiles: portfolioProfileReader(doc, tableName(companiesTable)),
     cookies: workspaceCookiePolicy(),
     ...(origin ? { origin } : {}),
     tokenPath: TOKEN_PATH,

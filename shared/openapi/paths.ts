@@ -4,6 +4,7 @@ import { PROFILE_EVENT_TYPES } from '../events/envelope';
 import { MAX_REQUEST_BODY_BYTES } from '../http/body-limit';
 import { MAX_CURSOR_LENGTH } from '../paging/cursor';
 import { MANUAL_SENDS_PER_MINUTE, RECOVERY_BACKLOG_MINUTES, RECOVERY_PACE_PER_MINUTE } from '../webhooks/deliveries';
+import { ATTEMPT_READ_BUDGET } from '../webhooks/delivery-log';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../webhooks/subscription';
 import { MAX_FILTERED_COMPANIES } from '../webhooks/subscription-filters';
 import * as examples from './examples';
@@ -401,10 +402,35 @@ export function paths(): Record<string, Record<string, unknown>> {
         operationId: 'listDeliveries',
         tags: ['Webhooks'],
         summary: "The subscription's delivery attempts of the last 30 days, newest first",
-        parameters: listingParameters,
+        description: `Filter by \`status\` (the attempt's outcome) and by company. A filtered page reads at most ${ATTEMPT_READ_BUDGET.toLocaleString('en-GB')} attempts, so it may hold fewer than \`limit\` items with a \`nextCursor\`: follow it to go on.`,
+        parameters: [
+          ...listingParameters,
+          { name: 'status', in: 'query', schema: { type: 'string', enum: ['delivered', 'failed', 'dropped'] } },
+          {
+            name: 'jurisdiction',
+            in: 'query',
+            description: 'With `companyNumber`, the register it belongs to; alone, attempts about companies of that register.',
+            schema: jurisdictionInAnyCase,
+          },
+          {
+            name: 'companyNumber',
+            in: 'query',
+            description: 'Read as profile numbers are; a number of 1–7 digits needs `jurisdiction`.',
+            schema: { type: 'string', maxLength: 32 },
+          },
+        ],
         responses: {
           '200': ok('A page of attempts.', ref('DeliveriesPage'), examples.deliveriesPage),
-          '400': problem('A malformed parameter.', ['invalid_limit', 'invalid_cursor', 'malformed_query_string', 'malformed_path']),
+          '400': problem('A malformed parameter.', [
+            'invalid_limit',
+            'invalid_cursor',
+            'invalid_status',
+            'invalid_jurisdiction',
+            'invalid_company_number',
+            'jurisdiction_required',
+            'malformed_query_string',
+            'malformed_path',
+          ]),
           '404': notFound,
           ...protectedResponses,
         },

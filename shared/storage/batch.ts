@@ -57,6 +57,8 @@ export interface BatchOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Default: what setBatchPatience registered for the client, else MAX_ROUNDS rounds of up to a second. */
   readonly patience?: BatchPatience;
+  /** Reads only: false for an eventually consistent read, half the cost, where a second's lag does not matter. Default true. */
+  readonly consistentRead?: boolean;
 }
 
 const roundsOf = (doc: DynamoDBDocumentClient, options: BatchOptions) => (options.patience ?? patience.get(doc))?.maxRounds ?? MAX_ROUNDS;
@@ -113,9 +115,16 @@ export async function batchGet<T>(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Key[],
-  projection?: string,
+  /** The attributes to read; with names for those that are reserved words (`#name`). */
+  projection?: string | { readonly expression: string; readonly names: Readonly<Record<string, string>> },
   options: BatchOptions = {},
 ): Promise<T[]> {
+  const projected =
+    projection === undefined
+      ? {}
+      : typeof projection === 'string'
+        ? { ProjectionExpression: projection }
+        : { ProjectionExpression: projection.expression, ExpressionAttributeNames: { ...projection.names } };
   const found: T[] = [];
   await eachChunk(
     chunked(keys, BATCH_GET_LIMIT),
@@ -123,7 +132,7 @@ export async function batchGet<T>(
       const result = await doc.send(
         new BatchGetCommand({
           RequestItems: {
-            [tableName]: { Keys: [...pending], ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) },
+            [tableName]: { Keys: [...pending], ConsistentRead: options.consistentRead ?? true, ...projected },
           },
         }),
       );

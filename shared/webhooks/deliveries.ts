@@ -5,6 +5,7 @@ import type { WebhookEnvelope } from '../events/envelope';
 import type { DeliveryMessage, TaskQueue } from '../queues/queues';
 import {
   type AttemptPage,
+  type AttemptQuery,
   type DeadDelivery,
   type DeadDeliveryPage,
   type DeliveryLog,
@@ -108,9 +109,18 @@ export class Deliveries {
     return { deliveryId, event };
   }
 
-  async attempts(clientId: string, subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage> {
-    await this.deps.subscriptions.get(clientId, subscriptionId);
-    return this.deps.log.attempts(subscriptionId, options);
+  /**
+   * The log is read beside the subscription's look-up, not after it, so a page costs one round trip
+   * less; what was read is answered only if the subscription is the client's (a 404 comes first).
+   */
+  async attempts(clientId: string, subscriptionId: string, query: AttemptQuery): Promise<AttemptPage> {
+    const [owned, page] = await Promise.allSettled([
+      this.deps.subscriptions.get(clientId, subscriptionId),
+      this.deps.log.attempts(subscriptionId, query),
+    ]);
+    if (owned.status === 'rejected') throw owned.reason;
+    if (page.status === 'rejected') throw page.reason;
+    return page.value;
   }
 
   async retry(clientId: string, subscriptionId: string, deliveryId: string): Promise<{ deliveryId: string }> {

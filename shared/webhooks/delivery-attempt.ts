@@ -1,10 +1,14 @@
 import type { DeliveryMessage } from '../queues/queues';
+import { companyOfEnvelope } from './attempt-company';
 import type { PostResult } from './delivery-client';
 import type { DeliveryAttempt, DeliveryRecord, LogEntry } from './delivery-log';
 import type { Subscription } from './subscription';
 
 /** What an attempt is before its call: which delivery, which try, and when. */
-export type AttemptStart = Pick<DeliveryAttempt, 'deliveryId' | 'eventType' | 'idempotencyKey' | 'attempt' | 'attemptedAt'>;
+export type AttemptStart = Pick<
+  DeliveryAttempt,
+  'deliveryId' | 'eventType' | 'idempotencyKey' | 'jurisdiction' | 'companyNumber' | 'block' | 'attempt' | 'attemptedAt'
+>;
 
 /** What the log keeps of a call. */
 export type CallRecord = Pick<
@@ -17,6 +21,8 @@ export function attemptStart(message: DeliveryMessage, attempt: number, at: Date
     deliveryId: message.deliveryId,
     eventType: message.envelope.type,
     idempotencyKey: message.envelope.idempotencyKey,
+    // Kept on the attempt so the log can be filtered by company without reading each delivery's envelope.
+    ...companyOfEnvelope(message.envelope),
     attempt,
     attemptedAt: at.toISOString(),
   };

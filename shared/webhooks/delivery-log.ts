@@ -1,3 +1,4 @@
+import type { BlockName, Jurisdiction } from '../companies/profile';
 import type { WebhookEnvelope } from '../events/envelope';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
@@ -9,6 +10,13 @@ export interface DeliveryAttempt {
   readonly deliveryId: string;
   readonly eventType: string;
   readonly idempotencyKey: string;
+  /**
+   * The company and block the event names, as its envelope does; absent for a test event. Attempts
+   * logged before these were kept have them read back from the idempotencyKey.
+   */
+  readonly jurisdiction?: Jurisdiction;
+  readonly companyNumber?: string;
+  readonly block?: BlockName;
   /** 1 for the first attempt; manual retries go on counting. */
   readonly attempt: number;
   readonly attemptedAt: string;
@@ -72,6 +80,24 @@ export interface AttemptPage {
   readonly nextCursor?: string;
 }
 
+/** Which attempts a listing keeps: each field absent means any value. */
+export interface AttemptFilter {
+  readonly outcome?: DeliveryAttempt['outcome'];
+  readonly jurisdiction?: Jurisdiction;
+  readonly companyNumber?: string;
+}
+
+export interface AttemptQuery extends AttemptFilter {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+/**
+ * Attempts a filtered page reads at most before it answers with what matched: a filter that matches
+ * little still answers quickly, with fewer items than asked and a cursor to go on from.
+ */
+export const ATTEMPT_READ_BUDGET = 1000;
+
 /** How long the log keeps a delivery and its attempts. */
 export const DELIVERY_LOG_DAYS = 30;
 
@@ -92,8 +118,8 @@ export interface DeliveryLog {
    * recovery has claimed. A cursor holds the `since` it was given for.
    */
   deadSince(subscriptionId: string, since: Date, options: { limit: number; cursor?: string }): Promise<DeadDeliveryPage>;
-  /** Attempts newest first, within the last DELIVERY_LOG_DAYS. */
-  attempts(subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage>;
+  /** Attempts newest first, within the last DELIVERY_LOG_DAYS; filtered, at most ATTEMPT_READ_BUDGET read a page. */
+  attempts(subscriptionId: string, query: AttemptQuery): Promise<AttemptPage>;
 }
 
 /** Where a subscription's recovered deliveries can start: the first of the slots reserved, or when there will be room. */

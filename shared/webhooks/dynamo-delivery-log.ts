@@ -3,8 +3,12 @@ import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } 
 import pLimit from 'p-limit';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import { batchGet, batchWrite, type WriteRequest } from '../storage/batch';
+import { withCompany } from './attempt-company';
 import {
+  ATTEMPT_READ_BUDGET,
+  type AttemptFilter,
   type AttemptPage,
+  type AttemptQuery,
   DELIVERY_LOG_DAYS,
   type DeadDelivery,
   type DeadDeliveryPage,
@@ -229,23 +233,73 @@ export class DynamoDeliveryLog implements DeliveryLog, RecoveryLedger {
     throw new Error(`The recovery schedule of ${subscriptionId} kept changing; try again`);
   }
 
-  async attempts(subscriptionId: string, options: { limit: number; cursor?: string }): Promise<AttemptPage> {
+  async attempts(subscriptionId: string, query: AttemptQuery): Promise<AttemptPage> {
+    const pk = partition(subscriptionId);
     const oldest = `${ATTEMPT_PREFIX}${new Date(this.clock().getTime() - DELIVERY_LOG_DAYS * DAY_MS).toISOString()}`;
-    const before = options.cursor === undefined ? undefined : skOf(options.cursor, oldest);
-    const result = await this.doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :oldest AND :end',
-        ExpressionAttributeValues: { ':pk': partition(subscriptionId), ':oldest': oldest, ':end': ATTEMPT_END },
-        ScanIndexForward: false,
-        Limit: options.limit,
-        ...(before === undefined ? {} : { ExclusiveStartKey: { pk: partition(subscriptionId), sk: before } }),
-      }),
-    );
-    const items = ((result.Items ?? []) as DeliveryAttempt[]).map(strip);
-    const last = result.LastEvaluatedKey?.sk;
-    return typeof last === 'string' ? { items, nextCursor: encodeCursor({ before: last }) } : { items };
+    const before = query.cursor === undefined ? undefined : skOf(query.cursor, oldest);
+    const filter = attemptFilterExpression(query);
+    const items: DeliveryAttempt[] = [];
+    let startKey = before === undefined ? undefined : { pk, sk: before };
+    let read = 0;
+    do {
+      const result = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :oldest AND :end',
+          ExpressionAttributeValues: { ':pk': pk, ':oldest': oldest, ':end': ATTEMPT_END, ...filter?.values },
+          ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+          ScanIndexForward: false,
+          // A filter's Limit counts the items read, not those kept: a filtered page reads its whole budget in one request.
+          Limit: filter ? ATTEMPT_READ_BUDGET - read : query.limit - items.length,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      read += result.ScannedCount ?? 0;
+      items.push(...((result.Items ?? []) as DeliveryAttempt[]).map(strip).map(withCompany));
+      startKey = result.LastEvaluatedKey as typeof startKey;
+    } while (startKey && items.length < query.limit && read < ATTEMPT_READ_BUDGET);
+    if (items.length > query.limit) {
+      // More matched than the page holds: it ends at its last item, and the next page begins after it.
+      const page = items.slice(0, query.limit);
+      return { items: page, nextCursor: encodeCursor({ before: attemptSk(page.at(-1) as DeliveryAttempt) }) };
+    }
+    // A page cut short by the read budget still says where to go on, so nothing is skipped.
+    return startKey ? { items, nextCursor: encodeCursor({ before: startKey.sk }) } : { items };
   }
+}
+
+/**
+ * The filter as a FilterExpression. An attempt logged before its company was kept is matched by its
+ * idempotencyKey, which names the company as `:GB:12345678:` (attempt-company.ts).
+ */
+function attemptFilterExpression(
+  filter: AttemptFilter,
+): { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined {
+  const clauses: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filter.outcome !== undefined) {
+    names['#outcome'] = 'outcome';
+    values[':outcome'] = filter.outcome;
+    clauses.push('#outcome = :outcome');
+  }
+  if (filter.jurisdiction !== undefined || filter.companyNumber !== undefined) {
+    names['#jurisdiction'] = 'jurisdiction';
+    names['#companyNumber'] = 'companyNumber';
+    names['#key'] = 'idempotencyKey';
+    const kept: string[] = [];
+    if (filter.jurisdiction !== undefined) {
+      values[':jurisdiction'] = filter.jurisdiction;
+      kept.push('#jurisdiction = :jurisdiction');
+    }
+    if (filter.companyNumber !== undefined) {
+      values[':companyNumber'] = filter.companyNumber;
+      kept.push('#companyNumber = :companyNumber');
+    }
+    values[':keyPart'] = `:${[filter.jurisdiction, filter.companyNumber].filter((part) => part !== undefined).join(':')}:`;
+    clauses.push(`((${kept.join(' AND ')}) OR (attribute_not_exists(#companyNumber) AND contains(#key, :keyPart)))`);
+  }
+  return clauses.length === 0 ? undefined : { expression: clauses.join(' AND '), names, values };
 }
 
 function skOf(cursor: string, oldest: string): string {

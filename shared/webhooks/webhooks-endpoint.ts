@@ -1,6 +1,6 @@
 import type { ProtectedHandler } from '../auth/protect';
 import { rateLimitedHeaders } from '../auth/rate-limit';
-import { limitParam, singleParam } from '../companies/request-params';
+import { companyNumberOf, jurisdictionParam, limitParam, singleParam } from '../companies/request-params';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { parseInstant } from '../http/instant';
 import { jsonObjectBody } from '../http/json-body';
@@ -13,7 +13,7 @@ import {
   SubscriptionDisabledError,
   TooManyManualSendsError,
 } from './deliveries';
-import { type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
+import { type AttemptQuery, type DeliveryAttempt, DeliveryNotFoundError, InvalidAttemptCursorError } from './delivery-log';
 import { InvalidSubscriptionCursorError, type Subscription, SubscriptionLimitError, SubscriptionNotFoundError } from './subscription';
 import { InvalidSubscriptionError, NothingToChangeError, type RevealedSubscription, type Subscriptions } from './subscriptions';
 import type { DeliveryAttemptView, RevealedSubscriptionView, SubscriptionView } from './wire';
@@ -52,6 +52,9 @@ export function attemptRepresentationOf(attempt: DeliveryAttempt): DeliveryAttem
     deliveryId: attempt.deliveryId,
     eventType: attempt.eventType,
     idempotencyKey: attempt.idempotencyKey,
+    jurisdiction: attempt.jurisdiction ?? null,
+    companyNumber: attempt.companyNumber ?? null,
+    block: attempt.block ?? null,
     attempt: attempt.attempt,
     attemptedAt: attempt.attemptedAt,
     outcome: attempt.outcome,
@@ -62,6 +65,32 @@ export function attemptRepresentationOf(attempt: DeliveryAttempt): DeliveryAttem
     errorMessage: attempt.errorMessage ?? null,
     durationMs: attempt.durationMs,
     nextAttemptAt: attempt.nextAttemptAt ?? null,
+  };
+}
+
+const ATTEMPT_STATUSES: readonly DeliveryAttempt['outcome'][] = ['delivered', 'failed', 'dropped'];
+
+/**
+ * What GET …/deliveries was asked, checked: every refusal names its parameter. `status` is the
+ * attempt's outcome; `companyNumber` is read as a profile's number is, in `jurisdiction` when given.
+ */
+export function attemptQueryOf(query: URLSearchParams): AttemptQuery {
+  const limit = limitParam(query);
+  const cursor = singleParam(query, 'cursor', 'invalid_cursor');
+  const status = singleParam(query, 'status', 'invalid_status');
+  if (status !== undefined && !(ATTEMPT_STATUSES as readonly string[]).includes(status)) {
+    throw badRequest('invalid_status', `status must be one of ${ATTEMPT_STATUSES.join(', ')}, not "${status.slice(0, 40)}".`, {
+      parameter: 'status',
+    });
+  }
+  const jurisdiction = jurisdictionParam(query);
+  const numberText = singleParam(query, 'companyNumber', 'invalid_company_number');
+  const company = numberText === undefined ? undefined : companyNumberOf(numberText, jurisdiction);
+  return {
+    limit,
+    ...(cursor === undefined ? {} : { cursor }),
+    ...(status === undefined ? {} : { outcome: status as DeliveryAttempt['outcome'] }),
+    ...(company ? { jurisdiction: company.jurisdiction, companyNumber: company.companyNumber } : jurisdiction ? { jurisdiction } : {}),
   };
 }
 
@@ -156,11 +185,7 @@ export function createWebhooksEndpoint(subscriptions: Subscriptions, deliveries:
       return json(202, { ...recovery, nextCursor: recovery.nextCursor ?? null }, NO_STORE);
     }
     if (request.method === 'GET' && action === '/deliveries') {
-      const cursor = singleParam(request.query, 'cursor', 'invalid_cursor');
-      const page = await deliveries.attempts(clientId, id, {
-        limit: limitParam(request.query),
-        ...(cursor === undefined ? {} : { cursor }),
-      });
+      const page = await deliveries.attempts(clientId, id, attemptQueryOf(request.query));
       return json(200, { items: page.items.map(attemptRepresentationOf), nextCursor: page.nextCursor ?? null }, NO_STORE);
     }
     const deliveryId = request.pathParameters.deliveryId;

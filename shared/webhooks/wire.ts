@@ -38,6 +38,10 @@ export interface DeliveryAttemptView {
   readonly deliveryId: string;
   readonly eventType: string;
   readonly idempotencyKey: string;
+  /** The company and block the event names; null for a test event. */
+  readonly jurisdiction: 'GB' | 'IE' | null;
+  readonly companyNumber: string | null;
+  readonly block: string | null;
   readonly attempt: number;
   readonly attemptedAt: string;
   readonly outcome: 'delivered' | 'failed' | 'dropped';
@@ -56,4 +60,12 @@ export interface DeliveryAttemptView {
 export interface PageView<T> {
   readonly items: readonly T[];
   readonly nextCursor: string | null;
+}
+
+/**
+ * An attempt as the workspace's delivery log shows it: with the name of the company its event names
+ * (null for a test event, or a company not known here: the app shows its number).
+ */
+export interface DeliveryRowView extends DeliveryAttemptView {
+  readonly companyName: string | null;
 }

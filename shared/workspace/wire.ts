@@ -37,11 +37,56 @@ export interface DayOfDeliveries {
   readonly dropped: number;
 }
 
-/** A company the client's systems fetched, with its name when the company is known. */
-export interface WatchedCompanyView {
+/**
+ * One of the client's events in the workspace's feed: exactly an item of GET /v1/events, and the
+ * company's name beside it (null when the company is not known here: the app shows its number).
+ */
+export interface EventRowView {
+  readonly id: string;
+  readonly type: string;
+  readonly apiVersion: 'v1';
+  readonly occurredAt: string;
+  readonly idempotencyKey: string;
+  readonly block: string | null;
+  readonly data: { readonly jurisdiction: 'GB' | 'IE' | null; readonly companyNumber: string | null };
+  readonly companyName: string | null;
+}
+
+/** The most severe of a company's active early signals. */
+export interface PortfolioSignalView {
+  readonly kind: string;
+  readonly severity: 'info' | 'warning' | 'critical';
+  readonly summary: string;
+}
+
+/** One watched company in the portfolio table: its profile's figures, or nulls when its profile is not known. */
+export interface PortfolioRowView {
   readonly jurisdiction: 'GB' | 'IE';
   readonly companyNumber: string;
   readonly name: string | null;
+  readonly tradingStatus: { readonly status: string; readonly registerStatus: string } | null;
+  /** changedAt: the latest change of the riskOfFailure block in the client's events of the last 30 days; null when none. */
+  readonly risk: {
+    readonly level: 'Low' | 'Moderate' | 'High' | 'Severe';
+    readonly score: number;
+    readonly changedAt: string | null;
+  } | null;
+  readonly creditLimit: { readonly amountMinor: number; readonly currency: 'GBP' | 'EUR' } | null;
+  /** Why the credit limit is null (the profile's reason code); null when there is a limit. */
+  readonly noLimitReason: string | null;
+  readonly activeSignals: number;
+  readonly worstSignal: PortfolioSignalView | null;
+  /** The profile's updatedAt. */
+  readonly lastChange: string | null;
   readonly watchedSince: string;
   readonly lastFetchedAt: string;
+}
+
+/** A page of the portfolio: `matched` rows pass the filters among `watched`; `complete` is false past the bound. */
+export interface PortfolioPageView {
+  readonly items: readonly PortfolioRowView[];
+  readonly nextCursor: string | null;
+  readonly matched: number;
+  readonly watched: number;
+  readonly complete: boolean;
 }

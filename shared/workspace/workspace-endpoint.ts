@@ -21,7 +21,9 @@ import {
   sessionCookieOf,
   setSessionCookie,
 } from './browser-guard';
+import { deliveryRows } from './delivery-rows';
 import { deliveriesPerDay } from './delivery-stats';
+import { eventRows } from './event-rows';
 import {
   PasskeyCheckRefusedError,
   PasskeyNotFoundError,
@@ -31,7 +33,8 @@ import {
   TooManyPasskeysError,
 } from './passkeys';
 import { InvitationUnusableError, MAX_PASSKEY_NAME_LENGTH, type Person, type Session, SessionEndedError } from './people';
-import type { AcceptedInvitationView, SessionView, WatchedCompanyView } from './wire';
+import { type PortfolioSources, parsePortfolioQuery, portfolioPage, readPortfolio, recentPortfolios } from './portfolio';
+import type { AcceptedInvitationView, SessionView } from './wire';
 import {
   PasswordRefusedError,
   RecentCheckRequiredError,
@@ -44,6 +47,8 @@ import {
 } from './workspace-auth';
 
 export const WORKSPACE_API_PATH = '/workspace/api';
+/** The API route the workspace's events feed answers as. */
+const EVENTS_PATH = '/v1/events';
 
 export interface WorkspaceEndpointDeps {
   readonly auth: WorkspaceAuth;
@@ -54,9 +59,13 @@ export interface WorkspaceEndpointDeps {
   readonly defaultRateLimitPerMinute: number;
   /** /v1/webhooks…, answered for the signed-in person's client. */
   readonly webhooks: ProtectedHandler;
+  /** GET /v1/events, answered for the signed-in person's client: the API's filters, checks and paging. */
+  readonly events: ProtectedHandler;
   readonly deliveries: Pick<Deliveries, 'attempts'>;
   readonly watches: Pick<WatchStore, 'listWatches' | 'isWatching'>;
   readonly companies: Pick<CompanyStore, 'get' | 'getMany'>;
+  /** The portfolio's columns of many profiles (portfolio-profiles.ts); whole profiles from `companies` when absent. */
+  readonly portfolioProfiles?: PortfolioSources['profiles'];
   readonly cookies: CookiePolicy;
   /** The workspace's public origin when deployed; locally the request's own. */
   readonly origin?: string;
@@ -73,10 +82,15 @@ interface Caller {
 
 /** Every answer is about one person's session or data: never cached, anywhere. */
 const NO_STORE = { 'cache-control': 'no-store' };
-/** How far "search within the companies you watch" reads: a bounded request whatever the list. */
-const MAX_WATCHES_SEARCHED = 2_000;
-/** Longer than any company name or number: a longer filter can match nothing. */
-const MAX_WATCH_QUERY_LENGTH = 200;
+/**
+ * How long a client's portfolio, once read, answers its pages, filters and orders: long enough for a
+ * person going through it, short enough that a change shows on the next look.
+ */
+const PORTFOLIO_HOLD_MS = 15_000;
+/** Portfolios held at once by one instance (each at most 5,000 rows). */
+const PORTFOLIOS_HELD = 20;
+/** How many pages of riskOfFailure changes the portfolio reads (100 each): older changes beyond them are not shown. */
+const RISK_EVENT_PAGES = 10;
 
 const stringField = (body: Record<string, unknown>, field: string, maxLength: number): string => {
   const value = body[field];
@@ -98,6 +112,12 @@ const responseField = (body: Record<string, unknown>): object => {
  * every data route takes the client from the session, never from the request.
  */
 export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandler {
+  const heldPortfolios = recentPortfolios({
+    holdMs: PORTFOLIO_HOLD_MS,
+    clients: PORTFOLIOS_HELD,
+    // Elapsed time, not the clock the rules read: a test's frozen clock must not hold a portfolio for ever.
+    clock: () => new Date(),
+  });
   const signedInResponse = async (status: number, signedIn: SignedIn): Promise<HttpResponse> =>
     json(status, await sessionView(signedIn.session, signedIn.person), {
       ...NO_STORE,
@@ -174,7 +194,11 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
     if (route === 'passkeys' || route.startsWith('passkeys/') || route.startsWith('reauthenticate')) {
       return passkeyRoutes(request, route, caller);
     }
-    if (route === 'watches' && request.method === 'GET') return watched(request, person.clientId);
+    if (route === 'portfolio' && request.method === 'GET') return portfolio(request, caller);
+    if (route === 'events' && request.method === 'GET') {
+      const answer = await deps.events({ ...request, path: EVENTS_PATH, pathParameters: {} }, principalOf(caller));
+      return json(answer.status, await eventRows(answer.body, deps.companies), NO_STORE);
+    }
     const company = /^companies\/([A-Za-z]{2})\/([^/]+)$/.exec(route);
     if (company && request.method === 'GET') return companyProfile(person.clientId, company[1] ?? '', company[2] ?? '');
     const stats = /^webhooks\/([^/]+)\/delivery-stats$/.exec(route);
@@ -182,6 +206,11 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
       // The subscription's own listing decides whether it belongs to this client (404 otherwise).
       await deps.webhooks(webhooksRequest(request, `webhooks/${stats[1]}`), principalOf(caller));
       return json(200, await deliveriesPerDay(deps.deliveries, person.clientId, stats[1] ?? '', deps.clock()), NO_STORE);
+    }
+    if (/^webhooks\/[^/]+\/deliveries$/.test(route) && request.method === 'GET') {
+      // The API's own listing (its filters, checks and paging), each attempt with its company's name.
+      const answer = await deps.webhooks(webhooksRequest(request, route), principalOf(caller));
+      return json(answer.status, await deliveryRows(answer.body, deps.companies), NO_STORE);
     }
     if (route === 'webhooks' || route.startsWith('webhooks/')) return deps.webhooks(webhooksRequest(request, route), principalOf(caller));
     throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
@@ -230,26 +259,44 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
     throw notFound('not_found', `No route matches ${request.method} ${request.path}.`);
   }
 
-  async function watched(request: HttpRequest, clientId: string): Promise<HttpResponse> {
-    const q = (request.query.get('q') ?? '').trim().toLowerCase();
-    if (q.length > MAX_WATCH_QUERY_LENGTH) {
-      throw badRequest('invalid_query', `"q" must be at most ${MAX_WATCH_QUERY_LENGTH} characters.`, { parameter: 'q' });
-    }
-    const items: WatchedCompanyView[] = [];
-    let cursor = request.query.get('cursor') ?? undefined;
-    let read = 0;
-    do {
-      const page = await deps.watches.listWatches(clientId, { limit: 100, ...(cursor ? { cursor } : {}) });
-      read += page.items.length;
-      cursor = page.nextCursor;
-      const profiles = await deps.companies.getMany(page.items);
-      for (const watch of page.items) {
-        const name = profiles.get(`${watch.jurisdiction}#${watch.companyNumber}`)?.name ?? null;
-        if (q !== '' && !watch.companyNumber.toLowerCase().includes(q) && !(name ?? '').toLowerCase().includes(q)) continue;
-        items.push({ ...watch, name });
+  /** The watched companies as one table (shared/workspace/portfolio.ts). */
+  async function portfolio(request: HttpRequest, caller: Caller): Promise<HttpResponse> {
+    const query = parsePortfolioQuery(request.query);
+    const sources: PortfolioSources = {
+      watches: deps.watches,
+      profiles: deps.portfolioProfiles ?? ((keys) => deps.companies.getMany(keys)),
+      riskChanges: () => riskChanges(request, caller),
+      clock: deps.clock,
+    };
+    const page = await portfolioPage(sources, caller.person.clientId, query, (clientId) =>
+      heldPortfolios(clientId, () => readPortfolio(sources, clientId)),
+    );
+    return json(200, page, NO_STORE);
+  }
+
+  /**
+   * When each company's riskOfFailure block last changed, newest first from the client's own events
+   * (the API's GET /v1/events, so the same 30 days and the same client): up to RISK_EVENT_PAGES pages.
+   */
+  async function riskChanges(request: HttpRequest, caller: Caller): Promise<Map<string, string>> {
+    const changes = new Map<string, string>();
+    let cursor: string | undefined;
+    for (let read = 0; read < RISK_EVENT_PAGES; read += 1) {
+      const query = new URLSearchParams({ type: 'profile.changed', block: 'riskOfFailure', limit: '100' });
+      if (cursor) query.set('cursor', cursor);
+      const answer = await deps.events({ ...request, query, path: EVENTS_PATH, pathParameters: {} }, principalOf(caller));
+      const body = answer.body as {
+        items?: Array<{ occurredAt: string; data: { jurisdiction: string | null; companyNumber: string | null } }>;
+        nextCursor?: string | null;
+      };
+      for (const event of body.items ?? []) {
+        const key = `${event.data.jurisdiction}#${event.data.companyNumber}`;
+        if (!changes.has(key)) changes.set(key, event.occurredAt);
       }
-    } while (cursor !== undefined && (q !== '' ? read < MAX_WATCHES_SEARCHED : items.length < 100));
-    return json(200, { items, nextCursor: cursor ?? null }, NO_STORE);
+      cursor = body.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    return changes;
   }
 
   async function companyProfile(clientId: string, jurisdictionText: string, numberText: string): Promise<HttpResponse> {

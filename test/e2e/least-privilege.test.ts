@@ -253,6 +253,7 @@ describe('every function, driven through its paths', () => {
     const watched = await send('GET', 'watches');
     expect(watched.body.items.find((watch: Loose) => watch.companyNumber === COMPANY)?.name).toBe('Quillborough Instruments Ltd');
     expect((await send('GET', `companies/GB/${COMPANY}`)).status).toBe(200);
+    expect((await send('GET', 'events?limit=5')).status).toBe(200);
 
     const created = await send('POST', 'webhooks', { name: 'From the workspace', url: `${receiver.url}/workspace` });
     expect(created.status).toBe(201);

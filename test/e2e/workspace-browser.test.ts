@@ -7,7 +7,7 @@ import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store'
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { DynamoWorkspaceStore } from '../../shared/workspace/dynamo-workspace-store';
 import { invitationLink } from '../../shared/workspace/invitation-link';
-import { axeViolations, fitsWidth, launchChromium, screenshot } from '../support/browser';
+import { checkAtBothWidths, launchChromium } from '../support/browser';
 import { profileContent } from '../support/profile-fixture';
 import { useTestRuntime } from '../support/runtime';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -53,17 +53,7 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-/** No axe violation and no sideways scrolling, at desktop width and at a phone's. */
-async function checkPage(name: string): Promise<void> {
-  expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
-  expect(await fitsWidth(page), `${name} fits 1280 px`).toBe(true);
-  await screenshot(page, name);
-  await page.setViewportSize({ width: 360, height: 780 });
-  expect(await fitsWidth(page), `${name} fits a 360 px phone`).toBe(true);
-  expect(await axeViolations(page), `axe on ${name} at phone width`).toEqual([]);
-  await screenshot(page, `${name}-phone`);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const checkPage = (name: string) => checkAtBothWidths(page, name);
 
 const heading = (text: string | RegExp) => page.getByRole('heading', { level: 1, name: text });
 
@@ -160,6 +150,7 @@ describe('the workspace in a browser', () => {
   });
 
   it('retries a delivery from the log', async () => {
+    await page.locator('tr.attempt').first().getByRole('button').click();
     await page.getByRole('button', { name: 'Retry delivery' }).first().click();
     await page.getByText(/queued again/).waitFor();
 
@@ -170,19 +161,23 @@ describe('the workspace in a browser', () => {
     const answer = '<b>Ledger service unavailable</b><script>window.answerRan = true</script>';
     receiver.respondWith(() => ({ status: 500, body: answer }));
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    const failed = page.locator('.attempt.failed').filter({ hasText: 'webhook.test' }).first();
+    const failed = page.locator('tr.attempt.failed').filter({ hasText: 'webhook.test' }).first();
     await failed.waitFor({ timeout: 20_000 });
     receiver.respondWith(() => ({ status: 200 }));
-    const excerpt = failed.locator('details.answer pre');
+    await failed.locator('td', { hasText: /^500$/ }).waitFor();
+    await failed.locator('td', { hasText: /^\d+ ms$/ }).waitFor();
+    const opener = failed.getByRole('button');
+    await opener.click();
+    const detail = page.locator(`#${await opener.getAttribute('aria-controls')}`);
+    const excerpt = detail.locator('details.answer pre');
+    await detail.getByText('Answer body').waitFor();
     expect(await excerpt.isVisible(), 'folded at first').toBe(false);
-    await failed.locator('dd', { hasText: /^500$/ }).waitFor();
-    await failed.locator('dd', { hasText: /^\d+ ms$/ }).waitFor();
 
-    await failed.getByText('Answer body').click();
+    await detail.getByText('Answer body').click();
 
     await excerpt.waitFor();
     expect(await excerpt.textContent()).toBe(answer);
-    expect(await failed.locator('details.answer b, details.answer script').count(), 'no markup of the answer in the page').toBe(0);
+    expect(await detail.locator('details.answer b, details.answer script').count(), 'no markup of the answer in the page').toBe(0);
     expect(await page.evaluate('window.answerRan')).toBeUndefined();
     await checkPage('deliveries-failed');
   });
@@ -248,9 +243,9 @@ describe('the workspace in a browser', () => {
   });
 
   it('finds a watched company and shows its profile readably', async () => {
-    await page.getByRole('link', { name: 'Watched companies' }).click();
-    await heading('Watched companies').waitFor();
-    await page.getByLabel('Find by name or number').fill('gates');
+    await page.getByRole('link', { name: 'Portfolio' }).click();
+    await heading('Portfolio').waitFor();
+    await page.getByLabel('Name or number').fill('gates');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: 'CPA GATES LTD' }).waitFor();
     await checkPage('watched-companies');

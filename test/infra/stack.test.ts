@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { accountsImportFunctions, functions as catalogue, type FunctionSpec, registerImportFunctions } from '../../infra/catalogue';
 import { lambdaRuntimeName } from '../../infra/lambda-node';
 import { BureauStack, type BureauStackProps } from '../../infra/stack';
+import { API_CORS } from '../../shared/http/cors';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../shared/http/origin-guard';
 import { isKeyedWrite } from '../../shared/iam/actions';
 import { allQueues, deliveriesQueue, fanoutQueue, streamFailuresQueue } from '../../shared/queues/queues';
@@ -17,6 +18,7 @@ import {
   clientsTable,
   companiesTable,
   deliveriesTable,
+  eventsTable,
   type TableDefinition,
   watchesTable,
   webhooksTable,
@@ -167,7 +169,7 @@ describe('BureauStack', () => {
     }
   });
 
-  it('logs every API request as JSON, throttles the stage and enables no CORS', () => {
+  it('logs every API request as JSON and throttles the stage', () => {
     const [stage] = Object.values(synth.template.findResources('AWS::ApiGatewayV2::Stage'));
     expect(stage?.Properties.StageName).toBe('$default');
     expect(stage?.Properties.DefaultRouteSettings).toEqual({ ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 });
@@ -178,7 +180,39 @@ describe('BureauStack', () => {
       status: '$context.status',
       latency: '$context.responseLatency',
     });
-    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP', CorsConfiguration: Match.absent() });
+  });
+
+  it('answers CORS for any origin, never with credentials, exactly as the shared definition the local gateway plays says', () => {
+    const [api] = Object.values(synth.template.findResources('AWS::ApiGatewayV2::Api'));
+
+    expect(api?.Properties.ProtocolType).toBe('HTTP');
+    expect(api?.Properties.CorsConfiguration).toEqual({
+      AllowOrigins: API_CORS.allowOrigins,
+      AllowMethods: API_CORS.allowMethods,
+      AllowHeaders: API_CORS.allowHeaders,
+      ExposeHeaders: API_CORS.exposeHeaders,
+      MaxAge: API_CORS.maxAgeSeconds,
+      AllowCredentials: false,
+    });
+    expect(API_CORS.allowHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type', 'if-none-match']));
+    expect(API_CORS.exposeHeaders).toEqual(expect.arrayContaining(['ratelimit', 'ratelimit-policy', 'retry-after', 'etag', 'location']));
+  });
+
+  it('has the edge add CORS to the OpenAPI document it caches, since the gateway sees no Origin for it', () => {
+    const distribution = Object.values(synth.template.findResources('AWS::CloudFront::Distribution'))[0] as { Properties: Loose };
+    const behaviour = distribution.Properties.DistributionConfig.CacheBehaviors.find(
+      (candidate: Loose) => candidate.PathPattern === '/v1/openapi.json',
+    );
+    const policies = synth.template.findResources('AWS::CloudFront::ResponseHeadersPolicy');
+    const cors = policies[behaviour.ResponseHeadersPolicyId.Ref]?.Properties.ResponseHeadersPolicyConfig.CorsConfig;
+
+    expect(cors).toMatchObject({
+      AccessControlAllowOrigins: { Items: ['*'] },
+      AccessControlAllowMethods: { Items: ['GET', 'HEAD'] },
+      AccessControlExposeHeaders: { Items: API_CORS.exposeHeaders },
+      AccessControlAllowCredentials: false,
+      OriginOverride: true,
+    });
   });
 
   it('passes each granted table name in the variable its definition names', () => {
@@ -272,6 +306,8 @@ describe('BureauStack', () => {
     expect(writes(actionsOn('workspace', clientsTable))).toEqual(['dynamodb:UpdateItem']);
     // A watch read by its own key (the client's), and the by-client index, which lists a client's own.
     expect(actionsOn('workspace', watchesTable)).toEqual(['dynamodb:GetItem']);
+    // The events feed reads the client's events as GET /v1/events does, and writes none.
+    expect(actionsOn('workspace', eventsTable)).toEqual(['dynamodb:Query']);
     // No function of the API sees people or sessions.
     for (const fn of ['token', 'search', 'profile', 'watches', 'webhooks', 'sender', 'fanout']) {
       expect(actionsOn(fn, workspaceTable), fn).toEqual([]);
@@ -349,6 +385,10 @@ describe('BureauStack', () => {
         FrameOptions: { FrameOption: 'DENY', Override: true },
         ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
       });
+      // Sandboxed into an opaque origin, away from the workspace's session.
+      const directives = policyOf(behaviour).ContentSecurityPolicy.ContentSecurityPolicy.split('; ');
+      expect(directives, path).toContain('sandbox allow-scripts allow-popups allow-popups-to-escape-sandbox');
+      expect(directives.join('; '), path).not.toMatch(/allow-same-origin|allow-forms/);
       const code = functions[behaviour.FunctionAssociations[0].FunctionARN['Fn::GetAtt'][0]]?.Properties.FunctionCode;
       expect(code, path).toContain("r.uri = '/workspace/reference/index.html'");
       expect(code, path).toContain("location: { value: '/workspace/reference/' }");

@@ -1,14 +1,30 @@
 /** The workspace's JSON API on this origin. Every change carries the session's CSRF token. */
-import type { DeliveryAttemptView, PageView, RevealedSubscriptionView, SubscriptionView } from '../../shared/webhooks/wire';
-import type { AcceptedInvitationView, DayOfDeliveries, PasskeyView, SessionView, WatchedCompanyView } from '../../shared/workspace/wire';
+import type { DeliveryRowView, PageView, RevealedSubscriptionView, SubscriptionView } from '../../shared/webhooks/wire';
+import type {
+  AcceptedInvitationView,
+  DayOfDeliveries,
+  EventRowView,
+  PasskeyView,
+  PortfolioPageView,
+  PortfolioRowView,
+  SessionView,
+} from '../../shared/workspace/wire';
 
 // The API's own types (one definition for the server and this app), under the names the pages use.
 export type { AcceptedInvitationView, DayOfDeliveries, PasskeyView, SessionView };
+export type PortfolioRow = PortfolioRowView;
+export type PortfolioPage = PortfolioPageView;
 export type Subscription = SubscriptionView;
 export type RevealedSubscription = RevealedSubscriptionView;
-export type Attempt = DeliveryAttemptView;
-export type Watched = WatchedCompanyView;
+export type Attempt = DeliveryRowView;
+/** What the delivery log is filtered by; each absent means any. */
+export interface AttemptFilter {
+  readonly status?: 'delivered' | 'failed' | 'dropped';
+  readonly companyNumber?: string;
+  readonly jurisdiction?: 'GB' | 'IE';
+}
 export type Page<T> = PageView<T>;
+export type EventRow = EventRowView;
 
 /** An answer that was not 2xx: the API's own words for what went wrong. */
 export class ApiError extends Error {
@@ -48,7 +64,8 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
       response.status,
       String(payload.error ?? 'error'),
       message,
-      typeof payload.field === 'string' ? payload.field : undefined,
+      // The field of a body, or the query parameter (GET /v1/events names its parameter).
+      typeof payload.field === 'string' ? payload.field : typeof payload.parameter === 'string' ? payload.parameter : undefined,
     );
   }
   return payload as T;
@@ -72,10 +89,14 @@ export const api = {
   deleteWebhook: (id: string) => call<void>('DELETE', `/webhooks/${encodeURIComponent(id)}`),
   rotateSecret: (id: string) => call<RevealedSubscription>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`),
   sendTest: (id: string) => call<{ deliveryId: string }>('POST', `/webhooks/${encodeURIComponent(id)}/test`),
-  deliveries: (id: string, cursor?: string) =>
+  deliveries: (id: string, filter: AttemptFilter = {}, cursor?: string, limit = 50) =>
     call<Page<Attempt>>(
       'GET',
-      `/webhooks/${encodeURIComponent(id)}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      `/webhooks/${encodeURIComponent(id)}/deliveries?${new URLSearchParams({
+        limit: String(limit),
+        ...filter,
+        ...(cursor ? { cursor } : {}),
+      })}`,
     ),
   deliveryStats: (id: string) =>
     call<{ days: DayOfDeliveries[]; truncated: boolean }>('GET', `/webhooks/${encodeURIComponent(id)}/delivery-stats`),
@@ -86,8 +107,18 @@ export const api = {
     }),
   retry: (id: string, deliveryId: string) =>
     call<{ deliveryId: string }>('POST', `/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`),
-  watches: (q: string, cursor?: string) =>
-    call<Page<Watched>>('GET', `/watches?q=${encodeURIComponent(q)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  /** GET /portfolio: `query` holds its filters and order (q, jurisdiction, status, risk, signal, changedWithinDays, sort, order). */
+  portfolio: (query: Readonly<Record<string, string>>, cursor?: string) => {
+    const params = new URLSearchParams(query);
+    if (cursor) params.set('cursor', cursor);
+    return call<PortfolioPageView>('GET', `/portfolio?${params}`);
+  },
+  /** GET /v1/events for the session's client: `query` holds its filters (type, block, jurisdiction, companyNumber, since, until). */
+  events: (query: Readonly<Record<string, string>>, cursor?: string) =>
+    call<{ items: EventRow[]; nextCursor: string | null }>(
+      'GET',
+      `/events?${new URLSearchParams({ ...query, limit: '50', ...(cursor ? { cursor } : {}) }).toString()}`,
+    ),
   company: (jurisdiction: string, number: string) =>
     call<Record<string, unknown>>('GET', `/companies/${encodeURIComponent(jurisdiction)}/${encodeURIComponent(number)}`),
   passkeyRegistrationOptions: () => call<{ challengeId: string; options: unknown }>('POST', '/passkeys/registration-options'),

@@ -4,9 +4,10 @@ import { errorText, Status } from './components';
 import { AcceptInvitation } from './pages/accept-invitation';
 import { AccountDisabled } from './pages/account-disabled';
 import { CompanyPage } from './pages/company';
+import { Events } from './pages/events';
 import { Overview } from './pages/overview';
+import { Portfolio } from './pages/portfolio';
 import { SignIn } from './pages/sign-in';
-import { WatchedCompanies } from './pages/watched-companies';
 import { WebhookPage } from './pages/webhook';
 import { Webhooks } from './pages/webhooks';
 import { href, navigate, useRoute } from './router';
@@ -52,7 +53,8 @@ export function App() {
   const nav = [
     ['overview', 'Overview'],
     ['webhooks', 'Webhooks'],
-    ['watches', 'Watched companies'],
+    ['portfolio', 'Portfolio'],
+    ['events', 'Events'],
   ] as const;
   return (
     <>
@@ -71,7 +73,11 @@ export function App() {
                 <li key={target}>
                   <a
                     href={href(target)}
-                    aria-current={section === target || (target === 'watches' && section === 'companies') ? 'page' : undefined}
+                    aria-current={
+                      section === target || (target === 'portfolio' && (section === 'companies' || section === 'watches'))
+                        ? 'page'
+                        : undefined
+                    }
                   >
                     {label}
                   </a>
@@ -97,8 +103,10 @@ export function App() {
           <WebhookPage id={id} />
         ) : section === 'webhooks' ? (
           <Webhooks />
-        ) : section === 'watches' ? (
-          <WatchedCompanies />
+        ) : section === 'portfolio' || section === 'watches' ? (
+          <Portfolio filterText={section === 'portfolio' ? id : undefined} />
+        ) : section === 'events' ? (
+          <Events filterText={id} />
         ) : section === 'companies' && id && number ? (
           <CompanyPage jurisdiction={id} number={number} />
         ) : (

@@ -62,6 +62,14 @@ export interface EventsParams extends PageParams {
   readonly until?: string | Date;
 }
 
+export interface DeliveriesParams extends PageParams {
+  /** The attempt's outcome. */
+  readonly status?: DeliveryAttempt['outcome'];
+  readonly jurisdiction?: Jurisdiction;
+  /** Needs `jurisdiction` for a plain number of up to 7 digits. */
+  readonly companyNumber?: string;
+}
+
 export interface RecoverParams {
   readonly since: string | Date;
   readonly cursor?: string;
@@ -97,8 +105,9 @@ export interface BureauClient {
     rotateSecret(id: string, options?: CallOptions): Promise<RotatedSubscription>;
     /** Queues a `webhook.test` delivery. */
     test(id: string, options?: CallOptions): Promise<TestDelivery>;
-    deliveries(id: string, params?: PageParams, options?: CallOptions): Promise<DeliveriesPage>;
-    allDeliveries(id: string, params?: WithoutCursor<PageParams>, options?: CallOptions): AsyncGenerator<DeliveryAttempt>;
+    /** A filtered page reads at most 1,000 attempts: it may hold fewer than `limit` and still have a `nextCursor`. */
+    deliveries(id: string, params?: DeliveriesParams, options?: CallOptions): Promise<DeliveriesPage>;
+    allDeliveries(id: string, params?: WithoutCursor<DeliveriesParams>, options?: CallOptions): AsyncGenerator<DeliveryAttempt>;
     retryDelivery(id: string, deliveryId: string, options?: CallOptions): Promise<RetryQueued>;
     /** One page of a recovery (up to 1,000 deliveries); call again with `nextCursor` until it is null. */
     recover(id: string, params: RecoverParams, options?: CallOptions): Promise<Recovery>;

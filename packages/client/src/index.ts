@@ -4,6 +4,7 @@ export {
   type CallOptions,
   type ClientOptions,
   createClient,
+  type DeliveriesParams,
   type EventsParams,
   type Jurisdiction,
   type PageParams,

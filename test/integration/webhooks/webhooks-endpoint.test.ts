@@ -527,6 +527,83 @@ describe('deliveries of a subscription', () => {
     }
   });
 
+  it("lists attempts by status and company, naming each attempt's company, and refuses a bad filter with a 400 naming it", async () => {
+    const id = bodyOf(await register('client-filters')).id as string;
+    const logged = (companyNumber: string, outcome: 'delivered' | 'failed', second: number) => {
+      const idempotencyKey = `profile.changed:GB:${companyNumber}:overview:v${second}`;
+      const deliveryId = `msg_${String(second).padStart(27, 'f')}`;
+      const envelope = {
+        type: 'profile.changed' as const,
+        apiVersion: 'v1' as const,
+        occurredAt: now.toISOString(),
+        idempotencyKey,
+        block: 'overview' as const,
+        data: { jurisdiction: 'GB' as const, companyNumber },
+      };
+      const attemptedAt = new Date(now.getTime() - second * 1000).toISOString();
+      return log.recordMany([
+        {
+          delivery: {
+            deliveryId,
+            clientId: 'client-filters',
+            subscriptionId: id,
+            envelope,
+            status: outcome,
+            attempts: 1,
+            lastAttemptAt: attemptedAt,
+          },
+          attempt: {
+            deliveryId,
+            eventType: envelope.type,
+            idempotencyKey,
+            jurisdiction: 'GB',
+            companyNumber,
+            block: 'overview',
+            attempt: 1,
+            attemptedAt,
+            outcome,
+            durationMs: 9,
+          },
+        },
+      ]);
+    };
+    await logged('SC000123', 'failed', 1);
+    await logged('00001234', 'delivered', 2);
+    await logged('00001234', 'failed', 3);
+    const list = async (query: string) => {
+      const response = await call('client-filters', 'GET', `/v1/webhooks/${id}/deliveries`, undefined, { id, query });
+      return {
+        status: response.status,
+        body: bodyOf(response) as { items: Array<Record<string, unknown>>; error?: string; parameter?: string },
+      };
+    };
+
+    const failed = await list('status=failed');
+    const company = await list('companyNumber=1234&jurisdiction=gb');
+    const both = await list('status=failed&companyNumber=sc123');
+
+    expect(failed.body.items.map((item) => item.companyNumber)).toEqual(['SC000123', '00001234']);
+    expect(company.body.items.map((item) => item.outcome)).toEqual(['delivered', 'failed']);
+    expect(company.body.items[0]).toMatchObject({ jurisdiction: 'GB', companyNumber: '00001234', block: 'overview' });
+    expect(both.body.items.map((item) => item.idempotencyKey)).toEqual(['profile.changed:GB:SC000123:overview:v1']);
+    for (const [query, parameter, error] of [
+      ['status=pending', 'status', 'invalid_status'],
+      ['status=failed&status=delivered', 'status', 'invalid_status'],
+      ['status=', 'status', 'invalid_status'],
+      ['companyNumber=1234', 'jurisdiction', 'jurisdiction_required'],
+      ['companyNumber=not-a-number&jurisdiction=GB', 'companyNumber', 'invalid_company_number'],
+      ['companyNumber=1234&jurisdiction=FR', 'jurisdiction', 'invalid_jurisdiction'],
+    ] as const) {
+      const refused = await list(query);
+      expect({ query, status: refused.status, error: refused.body.error, parameter: refused.body.parameter }).toEqual({
+        query,
+        status: 400,
+        error,
+        parameter,
+      });
+    }
+  });
+
   it('recovers the dead deliveries since a time, page by page, with their original ids; refuses a bad since, a disabled subscription and another client', async () => {
     const id = bodyOf(await register('client-r')).id as string;
     const from = (offsetMs: number) => new Date(now.getTime() + offsetMs);

@@ -2,11 +2,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoClientRegistry } from '../../../shared/auth/dynamo-client-registry';
 import { clientRateKey, RateLimiter } from '../../../shared/auth/rate-limit';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
+import { DynamoClientEventStore } from '../../../shared/events/dynamo-client-events';
+import { createEventsEndpoint } from '../../../shared/events/events-endpoint';
 import { HttpError } from '../../../shared/http/errors';
 import { problem } from '../../../shared/http/responses';
 import type { HttpHandler, HttpResponse } from '../../../shared/http/types';
 import { createDocumentClient, createDynamoClient } from '../../../shared/storage/dynamo';
-import { clientsTable, companiesTable, deliveriesTable, watchesTable, webhooksTable, workspaceTable } from '../../../shared/storage/tables';
+import {
+  clientsTable,
+  companiesTable,
+  deliveriesTable,
+  eventsTable,
+  watchesTable,
+  webhooksTable,
+  workspaceTable,
+} from '../../../shared/storage/tables';
 import { DynamoWatchStore } from '../../../shared/watches/dynamo-watch-store';
 import { Deliveries, MANUAL_SENDS_PER_MINUTE } from '../../../shared/webhooks/deliveries';
 import { DynamoDeliveryLog } from '../../../shared/webhooks/dynamo-delivery-log';
@@ -42,6 +52,7 @@ beforeAll(async () => {
     webhooksTable,
     deliveriesTable,
     watchesTable,
+    eventsTable,
     { ...companiesTable, stream: undefined },
   ]);
   const names = tables.names as Record<string, string>;
@@ -79,6 +90,7 @@ beforeAll(async () => {
     limiter,
     defaultRateLimitPerMinute: 600,
     webhooks: createWebhooksEndpoint(subscriptions, deliveries),
+    events: createEventsEndpoint({ events: new DynamoClientEventStore(tables.doc, names.events as string), clock: () => new Date(nowMs) }),
     deliveries,
     watches,
     companies,
@@ -432,12 +444,12 @@ describe("a person acts only on their own client's data", () => {
       await send(bob, 'DELETE', `webhooks/${id}`),
     ];
     const bobsList = await send(bob, 'GET', 'webhooks');
-    const bobsWatches = await send(bob, 'GET', 'watches');
+    const bobsPortfolio = await send(bob, 'GET', 'portfolio');
     const alicesWebhook = await send(alice, 'GET', `webhooks/${id}`);
 
     for (const answer of attempts) expect([answer.status, bodyOf(answer).error]).toEqual([404, 'webhook_not_found']);
     expect(bodyOf(bobsList).items).toEqual([]);
-    expect(bodyOf(bobsWatches).items).toEqual([]);
+    expect(bodyOf(bobsPortfolio).items).toEqual([]);
     expect(alicesWebhook.status).toBe(200);
     expect(bodyOf(alicesWebhook).name).toBe('Alice');
   });
@@ -445,9 +457,9 @@ describe("a person acts only on their own client's data", () => {
   it('shows the watched companies with their names, searchable, and a profile without recording a watch', async () => {
     const alice = await signedInPerson(clientA, 'watcher@acme.example');
 
-    const all = await send(alice, 'GET', 'watches');
-    const byName = await send(alice, 'GET', 'watches?q=gates');
-    const noMatch = await send(alice, 'GET', 'watches?q=zebra');
+    const all = await send(alice, 'GET', 'portfolio');
+    const byName = await send(alice, 'GET', 'portfolio?q=gates');
+    const noMatch = await send(alice, 'GET', 'portfolio?q=zebra');
     const profile = await send(alice, 'GET', 'companies/GB/15380840');
     const badNumber = await send(alice, 'GET', 'companies/GB/not-a-number');
 
@@ -498,7 +510,7 @@ describe('the workspace is a second door to the same rooms', () => {
       await send(again, 'GET', `webhooks/${id}`),
       await send(again, 'POST', `webhooks/${id}/test`),
       await send(again, 'GET', `webhooks/${id}/delivery-stats`),
-      await send(again, 'GET', 'watches'),
+      await send(again, 'GET', 'portfolio'),
       await send(again, 'GET', 'companies/GB/15380840'),
       await send(again, 'POST', 'passkeys/registration-options'),
     ];
@@ -536,6 +548,26 @@ describe('the workspace is a second door to the same rooms', () => {
 
     expect([unwatched.status, bodyOf(unwatched).error]).toEqual([404, 'company_not_watched']);
     expect(watched.status).toBe(200);
+  });
+
+  it("answers the portfolio of the session's own client, counted, and refuses a bad parameter by name", async () => {
+    const alice = await signedInPerson(clientA, 'portfolio@acme.example');
+    const bob = await signedInPerson(clientB, 'portfolio@borealis.example');
+
+    const own = await send(alice, 'GET', 'portfolio?risk=Low&sort=risk&order=desc');
+    const other = await send(bob, 'GET', 'portfolio');
+    const bad = await send(alice, 'GET', 'portfolio?signal=sometimes');
+    const anonymous = await send({}, 'GET', 'portfolio');
+
+    expect(own.status).toBe(200);
+    expect(bodyOf(own)).toMatchObject({ matched: 1, watched: 1, complete: true, nextCursor: null });
+    expect((bodyOf(own).items as Array<Record<string, unknown>>).map((row) => [row.companyNumber, row.name])).toEqual([
+      ['15380840', 'CPA GATES LTD'],
+    ]);
+    expect(own.headers?.ratelimit).toMatch(/^"default";r=\d+;t=\d+$/);
+    expect(bodyOf(other)).toMatchObject({ items: [], watched: 0 });
+    expect([bad.status, bodyOf(bad).error, bodyOf(bad).parameter]).toEqual([400, 'invalid_signal', 'signal']);
+    expect([anonymous.status, bodyOf(anonymous).error]).toEqual([401, 'not_signed_in']);
   });
 
   it("limits the person's test events like the API's, in the client's own small bucket", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { companyOfKey } from '../../../shared/webhooks/attempt-company';
 import { attemptStart, callRecord, logEntryOf } from '../../../shared/webhooks/delivery-attempt';
 import type { DeliveryAttempt } from '../../../shared/webhooks/delivery-log';
+import { testEvent } from '../../../shared/webhooks/events';
 import { activeSubscription, answered, deliveryMessage, FIXTURE_NOW, pendingAfter } from '../../support/delivery-fixture';
 
 describe("the log's record of an attempt", () => {
@@ -31,5 +33,33 @@ describe("the log's record of an attempt", () => {
     expect(dead.delivery.status).toBe('failed');
     expect(dead).not.toHaveProperty('previous');
     expect(dead.delivery).not.toHaveProperty('nextAttemptAt');
+  });
+});
+
+describe("the company an attempt's event names", () => {
+  it('is kept from the envelope, and none for a test event', () => {
+    const test = testEvent('wh_AAAAAAAAAAAAAAAA', FIXTURE_NOW, 'n0nce');
+
+    expect(attemptStart(deliveryMessage(), 1, FIXTURE_NOW)).toMatchObject({
+      jurisdiction: 'GB',
+      companyNumber: '00000001',
+      block: 'overview',
+    });
+    expect(attemptStart(deliveryMessage({ envelope: test }), 1, FIXTURE_NOW)).not.toHaveProperty('companyNumber');
+  });
+
+  it("is read back from an older attempt's idempotencyKey, whatever kind of event it was", () => {
+    expect(companyOfKey('profile.changed', 'profile.changed:GB:SC000123:riskOfFailure:v3')).toEqual({
+      jurisdiction: 'GB',
+      companyNumber: 'SC000123',
+      block: 'riskOfFailure',
+    });
+    expect(companyOfKey('profile.early_signal.updated', 'early_signal:IE:12345:sig_gazette_1:expired')).toEqual({
+      jurisdiction: 'IE',
+      companyNumber: '12345',
+      block: 'earlySignals',
+    });
+    expect(companyOfKey('webhook.test', 'webhook.test:wh_AAAAAAAAAAAAAAAA:n0nce')).toEqual({});
+    expect(companyOfKey('profile.changed', 'something:else')).toEqual({});
   });
 });

@@ -33,6 +33,9 @@ describe('preparing a delivery', () => {
       deliveryId: 'msg_1',
       eventType: 'profile.changed',
       idempotencyKey: fixtureEnvelope.idempotencyKey,
+      jurisdiction: 'GB',
+      companyNumber: '00000001',
+      block: 'overview',
       attempt: 1,
       attemptedAt: NOW.toISOString(),
     });

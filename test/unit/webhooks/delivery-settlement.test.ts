@@ -26,7 +26,7 @@ function dueAfter(attempts: number, subscription: Subscription = activeSubscript
 }
 
 describe('settling a call', () => {
-  it('logs a 2xx delivered, with its status, the start of the answer and the time the call took', () => {
+  it('logs a 2xx delivered, with its company, status, the start of the answer and the time the call took', () => {
     const step = settleCall(dueAfter(0), answered(202, { body: '{"received":true}', durationMs: 41 }), ENDED, retry);
 
     expect(step.outcome).toEqual({
@@ -35,6 +35,9 @@ describe('settling a call', () => {
         deliveryId: 'msg_1',
         eventType: 'profile.changed',
         idempotencyKey: 'profile.changed:GB:00000001:overview:v2',
+        jurisdiction: 'GB',
+        companyNumber: '00000001',
+        block: 'overview',
         attempt: 1,
         attemptedAt: STARTED.toISOString(),
         outcome: 'delivered',

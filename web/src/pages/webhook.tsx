@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
-import { type Attempt, api, type RevealedSubscription, type Subscription } from '../api';
+import { Fragment } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { type Attempt, type AttemptFilter, api, type RevealedSubscription, type Subscription } from '../api';
 import { DeliveriesChart } from '../chart';
 import { CopyButton, errorText, PageTitle, Status, useAsync } from '../components';
 import { when } from '../format';
-import { navigate } from '../router';
+import { Pager, usePagedList } from '../paging';
+import { href, navigate } from '../router';
 import { FiltersForm } from './filters';
 import { Recover } from './recover';
 import { Health } from './webhooks';
@@ -17,6 +19,8 @@ export function WebhookPage({ id }: { id: string }) {
   const [notice, setNotice] = useState<string>();
   const [revealed, setRevealed] = useState(false);
   const [graceUntil, setGraceUntil] = useState<string>();
+  // The log starts loading beside the subscription, not after it: its rows are what a person came to read.
+  const log = useDeliveryLog(id);
 
   useEffect(() => {
     api.webhook(id).then(setSubscription, (error) => setProblem(errorText(error)));
@@ -117,7 +121,7 @@ export function WebhookPage({ id }: { id: string }) {
 
       <Recover id={id} active={active} />
 
-      <Deliveries id={id} />
+      <Deliveries id={id} log={log} />
     </>
   );
 }
@@ -143,76 +147,234 @@ function EditForm({ subscription, onSave }: { subscription: Subscription; onSave
   );
 }
 
-function Deliveries({ id }: { id: string }) {
+/** Rows a page of the log holds: bounded, whatever the traffic. */
+const PAGE_SIZE = 50;
+/** What a filtered page reads at most (the API's budget): the page says so when it ends there. */
+const READ_BUDGET = '1,000';
+
+const STATUSES = [
+  ['delivered', 'Delivered'],
+  ['failed', 'Failed'],
+  ['dropped', 'Dropped'],
+] as const;
+
+/** A dotted name that may wrap after its dots (profile.early_signal.detected), so the table stays narrow. */
+const breakable = (name: string) =>
+  name.split('.').map((part, index) => (
+    <Fragment key={`${index}-${part}`}>
+      {index > 0 ? '.' : ''}
+      {index > 0 ? <wbr /> : null}
+      {part}
+    </Fragment>
+  ));
+
+const badgeTone = (outcome: Attempt['outcome']) => (outcome === 'delivered' ? 'good' : outcome === 'failed' ? 'bad' : 'warn');
+const rowKey = (attempt: Attempt) => `${attempt.deliveryId}-${attempt.attempt}`;
+
+type DeliveryLog = ReturnType<typeof useDeliveryLog>;
+
+function useDeliveryLog(id: string) {
+  const [filter, setFilter] = useState<AttemptFilter>({});
+  const load = useCallback((query: AttemptFilter, cursor?: string) => api.deliveries(id, query, cursor, PAGE_SIZE), [id]);
+  const list = usePagedList<Attempt, AttemptFilter>(load, filter);
+  return { filter, setFilter, list };
+}
+
+function Deliveries({ id, log: { filter, setFilter, list } }: { id: string; log: DeliveryLog }) {
   const [round, setRound] = useState(0);
-  const log = useAsync(() => api.deliveries(id), [id, round]);
-  const stats = useAsync(() => api.deliveryStats(id), [id, round]);
-  const [outcome, setOutcome] = useState('');
-  const [eventType, setEventType] = useState('');
+  // The chart reads up to 5,000 attempts: it waits for the table's first rows rather than racing them.
+  const [chartWanted, setChartWanted] = useState(false);
+  useEffect(() => {
+    if (!list.loading) setChartWanted(true);
+  }, [list.loading]);
+  const stats = useAsync(() => (chartWanted ? api.deliveryStats(id) : Promise.resolve(undefined)), [id, round, chartWanted]);
+  const [open, setOpen] = useState<string>();
   const [notice, setNotice] = useState<{ message: string; tone: 'info' | 'error' }>();
 
+  // New attempts arrive at the top: only the first page refreshes itself, so paging back through the log stays put.
+  const onFirstPage = !list.hasPrevious;
   useEffect(() => {
-    const timer = window.setInterval(() => setRound((n) => n + 1), REFRESH_MS);
+    if (!onFirstPage) return;
+    const timer = window.setInterval(() => {
+      list.reload();
+      setRound((n) => n + 1);
+    }, REFRESH_MS);
     return () => window.clearInterval(timer);
-  }, []);
-
-  const attempts = log.value?.items ?? [];
-  const types = [...new Set(attempts.map((attempt) => attempt.eventType))].sort();
-  const shown = attempts.filter(
-    (attempt) => (outcome === '' || attempt.outcome === outcome) && (eventType === '' || attempt.eventType === eventType),
-  );
+  }, [onFirstPage, list.reload]);
 
   const retry = async (attempt: Attempt) => {
     try {
       await api.retry(id, attempt.deliveryId);
       setNotice({ message: `Delivery ${attempt.deliveryId} queued again.`, tone: 'info' });
-      setRound((n) => n + 1);
+      list.reload();
     } catch (error) {
       setNotice({ message: errorText(error), tone: 'error' });
     }
   };
 
+  const filtered = filter.status !== undefined || filter.companyNumber !== undefined;
+  const items = list.items;
   return (
-    <section aria-labelledby="deliveries">
+    <section aria-labelledby="deliveries" class="delivery-log">
       <h2 id="deliveries">Deliveries</h2>
       {stats.value ? <DeliveriesChart days={stats.value.days} /> : null}
-      <div class="filters">
-        <label for="filter-outcome">Outcome</label>
-        <select id="filter-outcome" value={outcome} onChange={(e) => setOutcome(e.currentTarget.value)}>
-          <option value="">All</option>
-          <option value="delivered">Delivered</option>
-          <option value="failed">Failed</option>
-          <option value="dropped">Dropped</option>
-        </select>
-        <label for="filter-type">Event type</label>
-        <select id="filter-type" value={eventType} onChange={(e) => setEventType(e.currentTarget.value)}>
-          <option value="">All</option>
-          {types.map((type) => (
-            <option key={type} value={type}>
-              {type}
+      <LogFilters filter={filter} onChange={setFilter} />
+      <Status message={notice?.message} tone={notice?.tone} />
+      {list.error ? <Status message={list.error} tone="error" /> : null}
+      {!list.loading && !list.error && items.length === 0 ? (
+        <p>{filtered ? 'No attempt on this page matches these filters.' : 'No delivery attempts yet.'}</p>
+      ) : null}
+      {filtered && list.hasNext && items.length < PAGE_SIZE ? (
+        <p class="hint">This page shows the matches among the {READ_BUDGET} attempts read for it; Next continues with older attempts.</p>
+      ) : null}
+      {items.length > 0 ? (
+        // biome-ignore lint/a11y/useSemanticElements: the scrolling box is a named region, as the pattern for wide tables asks
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled without a mouse
+        <div class="table-scroll" tabIndex={0} role="region" aria-label="Delivery attempts">
+          <table>
+            <caption>Delivery attempts, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Event</th>
+                <th scope="col">Company</th>
+                <th scope="col">Block</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">Answer</th>
+                <th scope="col">Took</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((attempt) => (
+                <AttemptRows
+                  key={rowKey(attempt)}
+                  attempt={attempt}
+                  open={open === rowKey(attempt)}
+                  onToggle={() => setOpen(open === rowKey(attempt) ? undefined : rowKey(attempt))}
+                  onRetry={() => retry(attempt)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager list={list} label="Delivery attempts pages" />
+    </section>
+  );
+}
+
+/** Status applies at once; a company number when the form is sent (Enter or Apply). */
+function LogFilters({ filter, onChange }: { filter: AttemptFilter; onChange: (filter: AttemptFilter) => void }) {
+  const [number, setNumber] = useState(filter.companyNumber ?? '');
+  const [register, setRegister] = useState(filter.jurisdiction ?? '');
+  const withCompany = (base: AttemptFilter): AttemptFilter => {
+    const { companyNumber: _n, jurisdiction: _j, ...rest } = base;
+    const trimmed = number.trim();
+    if (trimmed === '') return rest;
+    return { ...rest, companyNumber: trimmed, ...(register ? { jurisdiction: register as 'GB' | 'IE' } : {}) };
+  };
+  return (
+    <form
+      class="log-filters"
+      aria-label="Filter the delivery attempts"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onChange(withCompany(filter));
+      }}
+    >
+      <div class="field">
+        <label for="filter-status">Status</label>
+        <select
+          id="filter-status"
+          value={filter.status ?? ''}
+          onChange={(event) => {
+            const status = event.currentTarget.value as AttemptFilter['status'] | '';
+            const { status: _s, ...rest } = filter;
+            onChange(status ? { ...rest, status } : rest);
+          }}
+        >
+          <option value="">Any</option>
+          {STATUSES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
             </option>
           ))}
         </select>
       </div>
-      <Status message={notice?.message} tone={notice?.tone} />
-      {log.error ? <Status message={log.error} tone="error" /> : null}
-      {log.value && shown.length === 0 ? <p>No delivery attempts{attempts.length > 0 ? ' match these filters' : ' yet'}.</p> : null}
-      <ol class="attempts">
-        {shown.map((attempt) => (
-          <li key={`${attempt.deliveryId}-${attempt.attempt}`} class={`attempt ${attempt.outcome}`}>
-            <p>
-              <strong>{attempt.eventType}</strong>{' '}
-              <span class={`badge ${attempt.outcome === 'delivered' ? 'good' : 'bad'}`}>{attempt.outcome}</span>
-            </p>
+      <div class="field">
+        <label for="filter-company">Company number</label>
+        <input
+          id="filter-company"
+          value={number}
+          maxLength={32}
+          autoComplete="off"
+          spellcheck={false}
+          onInput={(event) => setNumber(event.currentTarget.value)}
+        />
+      </div>
+      <div class="field">
+        <label for="filter-register">Register</label>
+        <select id="filter-register" value={register} onChange={(event) => setRegister(event.currentTarget.value)}>
+          <option value="">Either</option>
+          <option value="GB">Great Britain</option>
+          <option value="IE">Ireland</option>
+        </select>
+      </div>
+      <button type="submit" class="secondary">
+        Apply
+      </button>
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => {
+          setNumber('');
+          setRegister('');
+          onChange({});
+        }}
+      >
+        Clear filters
+      </button>
+    </form>
+  );
+}
+
+/** One attempt: its row, and below it, once opened, what the receiver answered and what can be done. */
+function AttemptRows({ attempt, open, onToggle, onRetry }: { attempt: Attempt; open: boolean; onToggle: () => void; onRetry: () => void }) {
+  const detailId = `attempt-${attempt.deliveryId}-${attempt.attempt}`;
+  const company =
+    attempt.companyNumber && attempt.jurisdiction ? { jurisdiction: attempt.jurisdiction, number: attempt.companyNumber } : undefined;
+  return (
+    <>
+      <tr class={`attempt ${attempt.outcome}`}>
+        <td class="nowrap">
+          <button type="button" class="disclosure" aria-expanded={open} {...(open ? { 'aria-controls': detailId } : {})} onClick={onToggle}>
+            <span aria-hidden="true">{open ? '▾' : '▸'}</span> {when(attempt.attemptedAt)}
+          </button>
+        </td>
+        <td>{breakable(attempt.eventType)}</td>
+        <td class="company">
+          {company ? (
+            <a href={href('companies', company.jurisdiction, company.number)}>
+              {attempt.companyName ?? `${company.jurisdiction} ${company.number}`}
+            </a>
+          ) : (
+            '—'
+          )}
+          {company && attempt.companyName ? <span class="company-number">{` ${company.jurisdiction} ${company.number}`}</span> : null}
+        </td>
+        <td>{attempt.block ?? '—'}</td>
+        <td>
+          <span class={`badge ${badgeTone(attempt.outcome)}`}>{attempt.outcome}</span>
+        </td>
+        <td class="number">{attempt.attempt}</td>
+        <td class="answer-cell">{attempt.httpStatus ?? attempt.error ?? '—'}</td>
+        <td class="number nowrap">{attempt.durationMs} ms</td>
+      </tr>
+      {open ? (
+        <tr class={`attempt-detail ${attempt.outcome}`} id={detailId}>
+          <td colSpan={8}>
             <dl class="facts">
-              <dt>When</dt>
-              <dd>{when(attempt.attemptedAt)}</dd>
-              <dt>Attempt</dt>
-              <dd>{attempt.attempt}</dd>
-              <dt>Answer</dt>
-              <dd>{attempt.httpStatus ?? attempt.error ?? '—'}</dd>
-              <dt>Took</dt>
-              <dd>{attempt.durationMs} ms</dd>
               {attempt.errorMessage ? (
                 <>
                   <dt>Error</dt>
@@ -221,19 +383,23 @@ function Deliveries({ id }: { id: string }) {
               ) : null}
               <dt>Next attempt</dt>
               <dd>{attempt.nextAttemptAt ? when(attempt.nextAttemptAt) : 'none'}</dd>
-              <dt>Delivery</dt>
+              <dt>webhook-id</dt>
               <dd>
                 <code>{attempt.deliveryId}</code>
               </dd>
+              <dt>Idempotency key</dt>
+              <dd>
+                <code>{attempt.idempotencyKey}</code>
+              </dd>
             </dl>
             <ReceiverAnswer attempt={attempt} />
-            <button type="button" class="secondary" onClick={() => retry(attempt)}>
+            <button type="button" class="secondary" onClick={onRetry}>
               Retry delivery
             </button>
-          </li>
-        ))}
-      </ol>
-    </section>
+          </td>
+        </tr>
+      ) : null}
+    </>
   );
 }
 

@@ -125,6 +125,18 @@ export interface DeliveryAttempt {
   deliveryId: DeliveryId;
   eventType: string;
   idempotencyKey: string;
+  /**
+   * The company the event names, as in the event's `data`; null for a test event.
+   */
+  jurisdiction: ('GB' | 'IE') | null;
+  /**
+   * As in the event's `data`; null for a test event.
+   */
+  companyNumber: string | null;
+  /**
+   * The event's `block`; null for a test event.
+   */
+  block: ('overview' | 'tradingStatus' | 'filingBehaviour' | 'riskOfFailure' | 'creditCapacity' | 'earlySignals') | null;
   attempt: number;
   attemptedAt: string;
   outcome: 'delivered' | 'failed' | 'dropped';
