@@ -176,7 +176,13 @@ export function startDemoAccountsDay(options: DemoAccountsDayOptions): DemoAccou
       const companies = toFile.flatMap((profile) => demoAccountsCompanyOf(profile) ?? []);
       const written = await writeDemoAccountsZip(options.folder, companies, today);
       archive = basename(written.path);
-      const report = await importAccountFilings(readAccountsZip(written.path), store, { archive, feed: accountsFeedOf(archive) });
+      const report = await importAccountFilings(readAccountsZip(written.path), store, {
+        archive,
+        feed: accountsFeedOf(archive),
+        signal: stopping.signal,
+      });
+      // Cut short by a stop: all of this part stays pending, and the next start files it again (what was stored is then unchanged).
+      if (stopping.signal.aborted) break;
       counts.filed += written.entries.length;
       counts.updated += report.companiesUpdated;
       counts.dropped += written.skipped.length + report.unchanged + report.notHeld + report.rejected;

@@ -33,6 +33,11 @@ export interface AccountsImportOptions {
   readonly concurrency?: number;
   /** Called after each batch of filings with the counts so far. */
   readonly onProgress?: (report: AccountsImportReport) => void;
+  /**
+   * Stops the import between batches: the batch in flight is finished, no later filing is read, and
+   * the report counts what was done. Reading the file again files the rest and finds the rest unchanged.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Files a local runtime generates for its demo companies: their figures are demo values, never the register's. */
@@ -172,6 +177,7 @@ export async function importAccountFilings(
   };
 
   for await (const outcome of filings) {
+    if (options.signal?.aborted) return report;
     if (!outcome.ok) {
       count({ filingsRead: 1, rejected: 1 }, { entryName: outcome.entryName, reason: outcome.reason });
       continue;
@@ -184,6 +190,6 @@ export async function importAccountFilings(
     });
     if (batch.length >= BATCH) await flush();
   }
-  await flush();
+  if (!options.signal?.aborted) await flush();
   return report;
 }

@@ -88,6 +88,30 @@ describe('importing a daily file of filed accounts into DynamoDB Local', () => {
     expect((await storedItem('08119445')).version).toBe(2);
   });
 
+  it('stops between batches when told to, writing nothing more, and files the rest when the file is read again', async () => {
+    await holdCompanies(store, workDir);
+    const path = await dailyAccountsFile(workDir);
+    const stop = new AbortController();
+    async function* stoppingAfterTheFirst(filings: AsyncIterable<FilingOutcome>) {
+      for await (const filing of filings) {
+        yield filing;
+        stop.abort();
+      }
+    }
+
+    const cut = await importAccountFilings(stoppingAfterTheFirst(readAccountsZip(path)), store, {
+      archive: DAILY,
+      feed: 'companies-house-accounts-data',
+      signal: stop.signal,
+    });
+    const versionAfterTheStop = (await storedItem('08119445')).version;
+    const again = await importAccountFilings(readAccountsZip(path), store, { archive: DAILY, feed: 'companies-house-accounts-data' });
+
+    expect(cut).toMatchObject({ filingsRead: 0, companiesUpdated: 0 });
+    expect(versionAfterTheStop).toBe(1);
+    expect(again).toMatchObject({ filingsRead: 18, companiesUpdated: 3 });
+  });
+
   it('never replaces figures with an earlier period’s, and takes amended figures for the same period from a later file', async () => {
     await holdCompanies(store, workDir);
     const latest = filingOf('Prod223_2911_08119445_20201231.html');
