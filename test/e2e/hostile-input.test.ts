@@ -170,7 +170,7 @@ describe('the workspace API', () => {
   };
 
   it.each([
-    ['a watches cursor that is not one', 'GET', 'watches?cursor=garbage', undefined, 400],
+    ['a portfolio cursor that is not one', 'GET', 'portfolio?cursor=garbage', undefined, 400],
     ['an unknown jurisdiction', 'GET', 'companies/XX/15380840', undefined, 400],
     ['a company number that is no number', 'GET', 'companies/GB/%ZZ', undefined, 400],
     ['a webhook id with a broken escape', 'GET', 'webhooks/%ZZ', undefined, 400],

@@ -250,8 +250,8 @@ describe('every function, driven through its paths', () => {
 
     expect((await send('POST', 'invitations/accept', { token: invitation, password })).status).toBe(200);
     expect((await send('GET', 'session')).status).toBe(200);
-    const watched = await send('GET', 'watches');
-    expect(watched.body.items.find((watch: Loose) => watch.companyNumber === COMPANY)?.name).toBe('Quillborough Instruments Ltd');
+    const watched = await send('GET', 'portfolio');
+    expect(watched.body.items.find((row: Loose) => row.companyNumber === COMPANY)?.name).toBe('Quillborough Instruments Ltd');
     expect((await send('GET', `companies/GB/${COMPANY}`)).status).toBe(200);
     expect((await send('GET', 'events?limit=5')).status).toBe(200);
 
