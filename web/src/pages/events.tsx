@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, type EventRow } from '../api';
 import { PageTitle, Status } from '../components';
 import { when } from '../format';
+import { BLOCK_LABELS, REGISTER_LABELS } from '../labels';
 import { Pager, usePagedList } from '../paging';
 import { href } from '../router';
 
@@ -14,18 +15,6 @@ const EVENT_TYPES = [
   ['profile.changed', 'Block changed'],
   ['profile.early_signal.detected', 'Signal detected'],
   ['profile.early_signal.updated', 'Signal updated'],
-] as const;
-const BLOCKS = [
-  ['overview', 'Overview'],
-  ['tradingStatus', 'Trading status'],
-  ['filingBehaviour', 'Filing behaviour'],
-  ['riskOfFailure', 'Risk of failure'],
-  ['creditCapacity', 'Credit capacity'],
-  ['earlySignals', 'Early signals'],
-] as const;
-const JURISDICTIONS = [
-  ['GB', 'Great Britain'],
-  ['IE', 'Ireland'],
 ] as const;
 /** Events are kept this long (the API's EVENT_DAYS): the earliest "from" date offered. */
 const EVENT_DAYS = 30;
@@ -64,7 +53,7 @@ export function summaryOf(event: Pick<EventRow, 'type' | 'block' | 'idempotencyK
   const parts = event.idempotencyKey.split(':');
   if (event.type === 'profile.changed') {
     const version = /^v(\d+)$/.exec(parts[4] ?? '')?.[1];
-    return `${labelOf(BLOCKS, event.block)} changed${version ? ` (profile version ${version})` : ''}`;
+    return `${labelOf(BLOCK_LABELS, event.block)} changed${version ? ` (profile version ${version})` : ''}`;
   }
   if (event.type === 'profile.early_signal.detected' || event.type === 'profile.early_signal.updated') {
     const signal = signalName(parts[3] ?? '');
@@ -169,7 +158,7 @@ export function Events({ filterText }: { filterText: string | undefined }) {
             <label for="events-block">Block</label>
             <select {...fieldProps('block')}>
               <option value="">Any block</option>
-              {BLOCKS.map(([value, label]) => (
+              {BLOCK_LABELS.map(([value, label]) => (
                 <option key={value} value={value}>
                   {label}
                 </option>
@@ -181,7 +170,7 @@ export function Events({ filterText }: { filterText: string | undefined }) {
             <label for="events-jurisdiction">Register</label>
             <select {...fieldProps('jurisdiction')}>
               <option value="">Both registers</option>
-              {JURISDICTIONS.map(([value, label]) => (
+              {REGISTER_LABELS.map(([value, label]) => (
                 <option key={value} value={value}>
                   {label}
                 </option>
@@ -259,7 +248,7 @@ export function Events({ filterText }: { filterText: string | undefined }) {
                     '—'
                   )}
                 </td>
-                <td>{labelOf(BLOCKS, event.block)}</td>
+                <td>{labelOf(BLOCK_LABELS, event.block)}</td>
                 <td>{summaryOf(event)}</td>
               </tr>
             ))}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Subscription } from '../api';
 import { Status } from '../components';
+import { BLOCK_LABELS, REGISTER_LABELS } from '../labels';
 
 type Filters = NonNullable<Subscription['filters']>;
 
@@ -9,23 +10,11 @@ const EVENT_TYPES = [
   ['profile.early_signal.detected', 'Early signal detected'],
   ['profile.early_signal.updated', 'Early signal updated'],
 ] as const;
-const BLOCKS = [
-  ['overview', 'Overview'],
-  ['tradingStatus', 'Trading status'],
-  ['filingBehaviour', 'Filing behaviour'],
-  ['riskOfFailure', 'Risk of failure'],
-  ['creditCapacity', 'Credit capacity'],
-  ['earlySignals', 'Early signals'],
-] as const;
-const JURISDICTIONS = [
-  ['GB', 'Great Britain'],
-  ['IE', 'Ireland'],
-] as const;
 
 const GROUPS = [
   ['eventTypes', 'event type', EVENT_TYPES],
-  ['blocks', 'block', BLOCKS],
-  ['jurisdictions', 'register', JURISDICTIONS],
+  ['blocks', 'block', BLOCK_LABELS],
+  ['jurisdictions', 'register', REGISTER_LABELS],
 ] as const;
 
 /** The ticked values of a group; all of them ticked means no filter on that field. */
@@ -58,8 +47,8 @@ export function filtersSummary(filters: Subscription['filters']): string {
     values && options.filter(([value]) => values.includes(value)).map(([, label]) => label);
   const parts = [
     labels(EVENT_TYPES, filters.eventTypes)?.join(' or '),
-    labels(BLOCKS, filters.blocks)?.join(', '),
-    labels(JURISDICTIONS, filters.jurisdictions)?.join(' or '),
+    labels(BLOCK_LABELS, filters.blocks)?.join(', '),
+    labels(REGISTER_LABELS, filters.jurisdictions)?.join(' or '),
     filters.companies && `${filters.companies.length} ${filters.companies.length === 1 ? 'company' : 'companies'}`,
   ].filter(Boolean);
   return `Only: ${parts.join('; ')}`;
@@ -94,8 +83,8 @@ export function FiltersForm({ subscription, onSave }: { subscription: Subscripti
   const current = subscription.filters ?? {};
   const initially = new Set<string>([
     ...(current.eventTypes ?? EVENT_TYPES.map(([value]) => value)),
-    ...(current.blocks ?? BLOCKS.map(([value]) => value)),
-    ...(current.jurisdictions ?? JURISDICTIONS.map(([value]) => value)),
+    ...(current.blocks ?? BLOCK_LABELS.map(([value]) => value)),
+    ...(current.jurisdictions ?? REGISTER_LABELS.map(([value]) => value)),
   ]);
   const [ticked, setTicked] = useState<ReadonlySet<string>>(initially);
   const [companies, setCompanies] = useState((current.companies ?? []).join(' '));
@@ -117,8 +106,8 @@ export function FiltersForm({ subscription, onSave }: { subscription: Subscripti
     >
       <p class="hint">Untick what this endpoint does not need; everything ticked means every event.</p>
       <Boxes legend="Event types" options={EVENT_TYPES} ticked={ticked} toggle={toggle} />
-      <Boxes legend="Blocks" options={BLOCKS} ticked={ticked} toggle={toggle} />
-      <Boxes legend="Registers" options={JURISDICTIONS} ticked={ticked} toggle={toggle} />
+      <Boxes legend="Blocks" options={BLOCK_LABELS} ticked={ticked} toggle={toggle} />
+      <Boxes legend="Registers" options={REGISTER_LABELS} ticked={ticked} toggle={toggle} />
       <label for="filter-companies">Only these companies (e.g. GB:15380840 IE:123456; empty for all)</label>
       <input id="filter-companies" value={companies} onInput={(e) => setCompanies(e.currentTarget.value)} />
       <Status message={problem} tone="error" />

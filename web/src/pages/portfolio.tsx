@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type PortfolioPage, type PortfolioRow } from '../api';
 import { PageTitle, Status } from '../components';
 import { when } from '../format';
+import { REGISTER_LABELS } from '../labels';
 import { Pager, usePagedList } from '../paging';
 import { href } from '../router';
 import { TableScroll } from '../table-scroll';
@@ -38,10 +39,6 @@ const CHANGED: ReadonlyArray<readonly [string, string]> = [
   ['7', 'In the last 7 days'],
   ['14', 'In the last 14 days'],
   ['30', 'In the last 30 days'],
-];
-const REGISTERS: ReadonlyArray<readonly [string, string]> = [
-  ['GB', 'Great Britain'],
-  ['IE', 'Ireland'],
 ];
 const COLUMNS: ReadonlyArray<readonly [sort: string | undefined, title: string]> = [
   ['name', 'Company'],
@@ -85,7 +82,7 @@ function describe(filters: Filters): Array<[FilterName, string]> {
   const described: Array<[FilterName, string]> = [];
   const label = (pairs: ReadonlyArray<readonly [string, string]>, value: string) => pairs.find(([v]) => v === value)?.[1] ?? value;
   if (filters.q) described.push(['q', `name or number containing "${filters.q}"`]);
-  if (filters.jurisdiction) described.push(['jurisdiction', `register ${label(REGISTERS, filters.jurisdiction)}`]);
+  if (filters.jurisdiction) described.push(['jurisdiction', `register ${label(REGISTER_LABELS, filters.jurisdiction)}`]);
   if (filters.status) described.push(['status', `status ${label(STATUSES, filters.status)}`]);
   if (filters.risk) described.push(['risk', `risk ${filters.risk.split(',').join(' or ')}`]);
   if (filters.signal) described.push(['signal', label(SIGNALS, filters.signal).toLowerCase()]);
@@ -195,7 +192,7 @@ export function Portfolio({ filterText }: { filterText: string | undefined }) {
             id="jurisdiction"
             label="Register"
             any="Both registers"
-            options={REGISTERS}
+            options={REGISTER_LABELS}
             value={applied.jurisdiction}
             onChange={change}
           />
