@@ -21,6 +21,7 @@ import { DynamoNameIndex } from './dynamo-name-index';
 import { DynamoProfileReader } from './dynamo-profile-reader';
 import type { Jurisdiction, ProfileContent } from './profile';
 import { indexedEntryOf, newCompanyItems, type ProfileBookkeeping, replaceProfile } from './profile-transaction';
+import { withRiskHistory } from './risk-history';
 import { everyIndexedWord, type SearchEntry } from './search-index';
 import { keyOf, keyText, profileOf, type StoredProfile } from './stored-profile';
 import { VocabularyUpkeep, wordChange } from './vocabulary-upkeep';
@@ -69,7 +70,7 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
       seen.add(key);
     }
     const freshInputs = fresh.map((index) => inputs[index] as ProfileInput);
-    const freshContents = freshInputs.map((input) => (isDraft(input) ? input.derive(undefined) : input));
+    const freshContents = freshInputs.map((input) => withRiskHistory(isDraft(input) ? input.derive(undefined) : input, undefined, ''));
     const created = await createNewProfiles(
       {
         doc: this.doc,
@@ -170,11 +171,12 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
     content: ProfileContent,
     registerSnapshot: string | undefined,
     contentHash = contentHashOf(content),
+    updatedAt = this.clock().toISOString(),
   ): ProfileBookkeeping {
     return {
       indexed: indexedNamesOf(content),
       contentHash,
-      updatedAt: this.clock().toISOString(),
+      updatedAt,
       ...(registerSnapshot ? { registerSnapshot } : {}),
     };
   }
@@ -204,13 +206,15 @@ export class DynamoCompanyStore extends DynamoProfileReader implements CompanySt
       // A profile replaced whole keeps the dates of the facts it does not restate: none of a demo or document profile's.
       factsAsOf = undefined;
     }
+    const writtenAt = this.clock().toISOString();
+    content = withRiskHistory(content, current, writtenAt);
     const contentHash = contentHashOf(content);
     if (current?.contentHash === contentHash) {
       if (registerSnapshot && current.registerSnapshot !== registerSnapshot) await this.recordSnapshot(current, registerSnapshot);
       return 'unchanged';
     }
 
-    const bookkeeping = { ...this.bookkeepingOf(content, registerSnapshot, contentHash), ...(factsAsOf ? { factsAsOf } : {}) };
+    const bookkeeping = { ...this.bookkeepingOf(content, registerSnapshot, contentHash, writtenAt), ...(factsAsOf ? { factsAsOf } : {}) };
     if (!(await replaceProfile(this.doc, this.tableName, content, current, bookkeeping))) {
       if (attemptsLeft <= 1) throw new ConcurrentProfileUpdateError(content.jurisdiction, content.companyNumber);
       return this.write(input, await this.read(content.jurisdiction, content.companyNumber, true), attemptsLeft - 1);

@@ -168,6 +168,19 @@ export interface RiskOfFailure extends Traced {
   readonly score: number;
   readonly assessedOn: string;
   readonly drivers: readonly string[];
+  /**
+   * The score this one replaced, kept by the store (shared/companies/risk-history.ts): absent from a
+   * stored item until the score first changes, null in what the API shows.
+   */
+  readonly previous?: PreviousRisk | null;
+}
+
+/** A risk score that a changed one replaced, and when: what a trend is read from. */
+export interface PreviousRisk {
+  readonly level: RiskOfFailure['level'];
+  readonly score: number;
+  /** When the store wrote the score that replaced it: the profile's updatedAt of that write. */
+  readonly replacedAt: string;
 }
 
 /** Why a company has no credit limit: there is no filed figure to judge by, or nothing to extend credit to. */

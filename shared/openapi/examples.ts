@@ -74,7 +74,13 @@ export const profile = {
     consistency: 'no_history',
     accountsOverdue: false,
   },
-  riskOfFailure: { score: 35, level: 'Moderate', assessedOn: '2025-06-30', drivers: ['Less than three years of trading history'] },
+  riskOfFailure: {
+    score: 35,
+    level: 'Moderate',
+    assessedOn: '2025-06-30',
+    drivers: ['Less than three years of trading history'],
+    previous: { score: 25, level: 'Low', replacedAt: '2025-06-30T06:12:44.108Z' },
+  },
   creditCapacity: {
     tradeLimit: { amountMinor: 49000, currency: 'GBP' },
     creditLimit: { amountMinor: 120000, currency: 'GBP' },

@@ -30,6 +30,7 @@ const PROFILE_DEF_NAMES: Readonly<Record<string, string>> = {
   tradingStatus: 'ProfileTradingStatus',
   filingBehaviour: 'ProfileFilingBehaviour',
   riskOfFailure: 'ProfileRiskOfFailure',
+  previousRisk: 'PreviousRisk',
   money: 'Money',
   filedAmount: 'FiledAmount',
   periodFinancials: 'PeriodFinancials',

@@ -35,13 +35,15 @@ export class LaterSnapshotStoredError extends Error {
 /**
  * A block without what only says when and through which door it was derived (the date, the file or
  * feed), for telling whether its values changed: the same facts told by the stream are no change.
+ * A risk score's history is the store's to keep, not a fact of the snapshot.
  */
 function valuesOf(block: unknown): string {
   const {
     provenance,
     assessedOn: _assessedOn,
+    previous: _previous,
     ...values
-  } = block as { provenance?: { asOf?: string; source?: string }; assessedOn?: string };
+  } = block as { provenance?: { asOf?: string; source?: string }; assessedOn?: string; previous?: unknown };
   const { asOf: _asOf, source: _source, ...rest } = provenance ?? {};
   return canonicalJson({ ...values, provenance: rest });
 }

@@ -13,7 +13,7 @@ import type { PortfolioProfile } from './portfolio';
 const COLUMNS = {
   expression:
     'jurisdiction, companyNumber, #name, updatedAt, tradingStatus.#status, tradingStatus.registerStatus, ' +
-    'riskOfFailure.#level, riskOfFailure.score, creditCapacity.creditLimit, creditCapacity.reason.code, earlySignals.signals',
+    'riskOfFailure.#level, riskOfFailure.score, riskOfFailure.previous, creditCapacity.creditLimit, creditCapacity.reason.code, earlySignals.signals',
   names: { '#name': 'name', '#status': 'status', '#level': 'level' },
 } as const;
 

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { CompanyProfile, EarlySignal, Jurisdiction, RiskOfFailure } from '../companies/profile';
 import { JURISDICTIONS, TRADING_STATUSES } from '../companies/profile';
+import { riskTrend } from '../companies/risk-history';
 import { badRequest } from '../http/errors';
 import type { Watch, WatchStore } from '../watches/watch-store';
-import type { PortfolioPageView, PortfolioRowView, PortfolioSignalView } from './wire';
+import type { PortfolioPageView, PortfolioRiskView, PortfolioRowView, PortfolioSignalView } from './wire';
 
 /**
  * A client's watched companies as one table: every watch read (up to MAX_PORTFOLIO), joined to its
@@ -20,6 +21,7 @@ const WATCH_PAGE = 250;
 
 export const RISK_LEVELS: readonly RiskOfFailure['level'][] = ['Low', 'Moderate', 'High', 'Severe'];
 export const SIGNAL_FILTERS = ['any', 'warning', 'critical'] as const;
+export const RISK_TRENDS = ['up', 'down'] as const;
 export const PORTFOLIO_SORTS = ['name', 'risk', 'creditLimit', 'signals', 'lastChange'] as const;
 export type PortfolioSort = (typeof PORTFOLIO_SORTS)[number];
 type TradingStatusName = (typeof TRADING_STATUSES)[number];
@@ -30,6 +32,10 @@ export interface PortfolioQuery {
   readonly status?: readonly TradingStatusName[];
   readonly risk?: readonly RiskOfFailure['level'][];
   readonly signal?: (typeof SIGNAL_FILTERS)[number];
+  /** The way the risk score went at its last change. */
+  readonly riskTrend?: (typeof RISK_TRENDS)[number];
+  /** The risk score changed within this many days. */
+  readonly riskChangedWithinDays?: number;
   readonly changedWithinDays?: number;
   readonly sort: PortfolioSort;
   readonly order: 'asc' | 'desc';
@@ -47,8 +53,6 @@ export interface PortfolioSources {
   readonly watches: Pick<WatchStore, 'listWatches'>;
   /** By `<jurisdiction>#<companyNumber>`; a watch whose profile is missing shows its number alone. */
   readonly profiles: (keys: readonly Watch[]) => Promise<Map<string, PortfolioProfile>>;
-  /** When each company's riskOfFailure block last changed within the last 30 days, from the client's own events. */
-  readonly riskChanges: (clientId: string) => Promise<Map<string, string>>;
   readonly clock: () => Date;
 }
 
@@ -91,6 +95,8 @@ export function parsePortfolioQuery(params: URLSearchParams): PortfolioQuery {
   const status = listOf(params, 'status', TRADING_STATUSES);
   const risk = listOf(params, 'risk', RISK_LEVELS);
   const signal = oneOf(params, 'signal', SIGNAL_FILTERS);
+  const riskTrend = oneOf(params, 'riskTrend', RISK_TRENDS);
+  const riskChangedWithinDays = wholeNumber(params, 'riskChangedWithinDays', 1, MAX_CHANGED_WITHIN_DAYS);
   const changedWithinDays = wholeNumber(params, 'changedWithinDays', 1, MAX_CHANGED_WITHIN_DAYS);
   const cursor = params.get('cursor') || undefined;
   return {
@@ -99,6 +105,8 @@ export function parsePortfolioQuery(params: URLSearchParams): PortfolioQuery {
     ...(status ? { status } : {}),
     ...(risk ? { risk } : {}),
     ...(signal ? { signal } : {}),
+    ...(riskTrend ? { riskTrend } : {}),
+    ...(riskChangedWithinDays ? { riskChangedWithinDays } : {}),
     ...(changedWithinDays ? { changedWithinDays } : {}),
     sort: oneOf(params, 'sort', PORTFOLIO_SORTS) ?? 'name',
     order: oneOf(params, 'order', ['asc', 'desc'] as const) ?? 'asc',
@@ -108,7 +116,7 @@ export function parsePortfolioQuery(params: URLSearchParams): PortfolioQuery {
 }
 
 /** The row as the table shows it: the profile's own figures, nothing estimated. */
-export function portfolioRow(watch: Watch, profile: PortfolioProfile | undefined, riskChangedAt: string | undefined): PortfolioRowView {
+export function portfolioRow(watch: Watch, profile: PortfolioProfile | undefined): PortfolioRowView {
   const active = (profile?.earlySignals.signals ?? []).filter((signal) => signal.state === 'active');
   const worst = active.reduce<EarlySignal | undefined>(
     (top, signal) => (top === undefined || SEVERITY_RANK[signal.severity] > SEVERITY_RANK[top.severity] ? signal : top),
@@ -120,7 +128,7 @@ export function portfolioRow(watch: Watch, profile: PortfolioProfile | undefined
     companyNumber: watch.companyNumber,
     name: profile?.name ?? null,
     tradingStatus: profile ? { status: profile.tradingStatus.status, registerStatus: profile.tradingStatus.registerStatus } : null,
-    risk: profile ? { level: profile.riskOfFailure.level, score: profile.riskOfFailure.score, changedAt: riskChangedAt ?? null } : null,
+    risk: profile ? riskView(profile.riskOfFailure) : null,
     creditLimit: credit?.creditLimit ?? null,
     noLimitReason: credit && credit.creditLimit === null ? (credit.reason?.code ?? null) : null,
     activeSignals: active.length,
@@ -128,6 +136,17 @@ export function portfolioRow(watch: Watch, profile: PortfolioProfile | undefined
     lastChange: profile?.updatedAt ?? null,
     watchedSince: watch.watchedSince,
     lastFetchedAt: watch.lastFetchedAt,
+  };
+}
+
+function riskView(risk: Pick<RiskOfFailure, 'level' | 'score' | 'previous'>): PortfolioRiskView {
+  const previous = risk.previous ?? null;
+  return {
+    level: risk.level,
+    score: risk.score,
+    trend: riskTrend(risk),
+    previous: previous && { level: previous.level, score: previous.score },
+    changedAt: previous?.replacedAt ?? null,
   };
 }
 
@@ -146,12 +165,13 @@ function matches(row: PortfolioRowView, query: PortfolioQuery, now: Date): boole
   if (query.status && !(row.tradingStatus && query.status.includes(row.tradingStatus.status as TradingStatusName))) return false;
   if (query.risk && !(row.risk && query.risk.includes(row.risk.level))) return false;
   if (query.signal && !(row.worstSignal && SEVERITY_RANK[row.worstSignal.severity] >= SIGNAL_FLOOR[query.signal])) return false;
-  if (query.changedWithinDays) {
-    const since = now.getTime() - query.changedWithinDays * 86_400_000;
-    if (row.lastChange === null || Date.parse(row.lastChange) < since) return false;
-  }
+  if (query.riskTrend && row.risk?.trend !== query.riskTrend) return false;
+  if (query.riskChangedWithinDays && !within(row.risk?.changedAt ?? null, query.riskChangedWithinDays, now)) return false;
+  if (query.changedWithinDays && !within(row.lastChange, query.changedWithinDays, now)) return false;
   return true;
 }
+
+const within = (at: string | null, days: number, now: Date) => at !== null && Date.parse(at) >= now.getTime() - days * 86_400_000;
 
 type SortValue = string | number | null;
 
@@ -233,7 +253,6 @@ export interface Portfolio {
  * starts its profiles' read as it arrives, so the two reads overlap.
  */
 export async function readPortfolio(sources: PortfolioSources, clientId: string): Promise<Portfolio> {
-  const riskChanges = sources.riskChanges(clientId);
   const watches: Watch[] = [];
   const profileReads: Promise<Map<string, PortfolioProfile>>[] = [];
   let cursor: string | undefined;
@@ -248,9 +267,8 @@ export async function readPortfolio(sources: PortfolioSources, clientId: string)
     cursor = page.nextCursor;
   } while (cursor !== undefined && watches.length <= MAX_PORTFOLIO);
   const profiles = new Map((await Promise.all(profileReads)).flatMap((read) => [...read]));
-  const changes = await riskChanges;
   return {
-    rows: watches.slice(0, MAX_PORTFOLIO).map((watch) => portfolioRow(watch, profiles.get(rowKey(watch)), changes.get(rowKey(watch)))),
+    rows: watches.slice(0, MAX_PORTFOLIO).map((watch) => portfolioRow(watch, profiles.get(rowKey(watch)))),
     complete: watches.length <= MAX_PORTFOLIO,
   };
 }

@@ -59,18 +59,25 @@ export interface PortfolioSignalView {
   readonly summary: string;
 }
 
+/** A company's risk and its trend: the score its last change replaced, and when (the profile's riskOfFailure.previous). */
+export interface PortfolioRiskView {
+  readonly level: RiskLevel;
+  readonly score: number;
+  /** Which way the score went at its last change; null when it has not changed while Bureau held the company. */
+  readonly trend: 'up' | 'down' | null;
+  readonly previous: { readonly level: RiskLevel; readonly score: number } | null;
+  readonly changedAt: string | null;
+}
+
+type RiskLevel = 'Low' | 'Moderate' | 'High' | 'Severe';
+
 /** One watched company in the portfolio table: its profile's figures, or nulls when its profile is not known. */
 export interface PortfolioRowView {
   readonly jurisdiction: 'GB' | 'IE';
   readonly companyNumber: string;
   readonly name: string | null;
   readonly tradingStatus: { readonly status: string; readonly registerStatus: string } | null;
-  /** changedAt: the latest change of the riskOfFailure block in the client's events of the last 30 days; null when none. */
-  readonly risk: {
-    readonly level: 'Low' | 'Moderate' | 'High' | 'Severe';
-    readonly score: number;
-    readonly changedAt: string | null;
-  } | null;
+  readonly risk: PortfolioRiskView | null;
   readonly creditLimit: { readonly amountMinor: number; readonly currency: 'GBP' | 'EUR' } | null;
   /** Why the credit limit is null (the profile's reason code); null when there is a limit. */
   readonly noLimitReason: string | null;

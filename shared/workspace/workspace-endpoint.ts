@@ -89,8 +89,6 @@ const NO_STORE = { 'cache-control': 'no-store' };
 const PORTFOLIO_HOLD_MS = 15_000;
 /** Portfolios held at once by one instance (each at most 5,000 rows). */
 const PORTFOLIOS_HELD = 20;
-/** How many pages of riskOfFailure changes the portfolio reads (100 each): older changes beyond them are not shown. */
-const RISK_EVENT_PAGES = 10;
 
 const stringField = (body: Record<string, unknown>, field: string, maxLength: number): string => {
   const value = body[field];
@@ -265,38 +263,12 @@ export function createWorkspaceEndpoint(deps: WorkspaceEndpointDeps): HttpHandle
     const sources: PortfolioSources = {
       watches: deps.watches,
       profiles: deps.portfolioProfiles ?? ((keys) => deps.companies.getMany(keys)),
-      riskChanges: () => riskChanges(request, caller),
       clock: deps.clock,
     };
     const page = await portfolioPage(sources, caller.person.clientId, query, (clientId) =>
       heldPortfolios(clientId, () => readPortfolio(sources, clientId)),
     );
     return json(200, page, NO_STORE);
-  }
-
-  /**
-   * When each company's riskOfFailure block last changed, newest first from the client's own events
-   * (the API's GET /v1/events, so the same 30 days and the same client): up to RISK_EVENT_PAGES pages.
-   */
-  async function riskChanges(request: HttpRequest, caller: Caller): Promise<Map<string, string>> {
-    const changes = new Map<string, string>();
-    let cursor: string | undefined;
-    for (let read = 0; read < RISK_EVENT_PAGES; read += 1) {
-      const query = new URLSearchParams({ type: 'profile.changed', block: 'riskOfFailure', limit: '100' });
-      if (cursor) query.set('cursor', cursor);
-      const answer = await deps.events({ ...request, query, path: EVENTS_PATH, pathParameters: {} }, principalOf(caller));
-      const body = answer.body as {
-        items?: Array<{ occurredAt: string; data: { jurisdiction: string | null; companyNumber: string | null } }>;
-        nextCursor?: string | null;
-      };
-      for (const event of body.items ?? []) {
-        const key = `${event.data.jurisdiction}#${event.data.companyNumber}`;
-        if (!changes.has(key)) changes.set(key, event.occurredAt);
-      }
-      cursor = body.nextCursor ?? undefined;
-      if (!cursor) break;
-    }
-    return changes;
   }
 
   async function companyProfile(clientId: string, jurisdictionText: string, numberText: string): Promise<HttpResponse> {

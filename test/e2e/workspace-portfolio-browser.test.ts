@@ -2,9 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoClientEventStore } from '../../shared/events/dynamo-client-events';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { companiesTable, eventsTable, watchesTable } from '../../shared/storage/tables';
+import { companiesTable, watchesTable } from '../../shared/storage/tables';
 import { axeViolations, checkAtBothWidths, expectTableScrollsInItsRegion, launchChromium } from '../support/browser';
 import { type PortfolioCompany, portfolioCompanies, seedPortfolio } from '../support/portfolio-fixture';
 import { useTestRuntime } from '../support/runtime';
@@ -43,15 +42,6 @@ beforeAll(async () => {
     companies,
     now,
   );
-  // One company's risk changed three days ago, as the fan-out records it for its watchers.
-  await new DynamoClientEventStore(doc, runtime.tables[eventsTable.id] as string).recordFor([clientId], {
-    type: 'profile.changed',
-    apiVersion: 'v1',
-    occurredAt: new Date(now.getTime() - 3 * DAY_MS).toISOString(),
-    idempotencyKey: 'profile.changed:GB:90000003:riskOfFailure:v2',
-    block: 'riskOfFailure',
-    data: { jurisdiction: 'GB', companyNumber: '90000003' },
-  });
 
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -163,11 +153,17 @@ describe('the portfolio in a browser, 1,000 watched companies', () => {
     expect(row).toContain('A winding-up petition was gazetted.');
     await openPortfolio(`#/portfolio/${encodeURIComponent('q=90000006')}`);
     expect((await column(4))[0]).toBe('No limit: no filed accounts');
+    // Company 3's score rose by 10 at its last write, 3 days ago; company 5's fell; company 11's never moved.
     await openPortfolio(`#/portfolio/${encodeURIComponent('q=90000003')}`);
-    expect((await column(3))[0]).toMatch(/changed \d+ \w+ \d{4}/);
+    const rose = companies[3]?.earlierScore;
+    expect((await column(3))[0]).toMatch(new RegExp(`Rose from ${rose} \\(Severe\\) on \\d+ \\w+ \\d{4}`));
+    await openPortfolio(`#/portfolio/${encodeURIComponent('q=90000005')}`);
+    expect((await column(3))[0]).toContain(`Fell from ${companies[5]?.earlierScore} (Moderate)`);
+    await openPortfolio(`#/portfolio/${encodeURIComponent('q=90000011')}`);
+    expect((await column(3))[0]).toContain('No change seen');
   });
 
-  it('filters by risk, status, signal, last change, register and name, keeping the filters in the address through a reload', async () => {
+  it('filters by risk, risk trend, status, signal, last change, register and name, keeping the filters in the address through a reload', async () => {
     await openPortfolio();
     await loaded(() => page.getByRole('checkbox', { name: 'High' }).check());
     await loaded(() => page.getByRole('checkbox', { name: 'Severe' }).check());
@@ -201,6 +197,16 @@ describe('the portfolio in a browser, 1,000 watched companies', () => {
     await loaded(() => page.getByLabel('Early signals').selectOption({ label: 'Any active signal' }));
     expect(await caption()).toContain(shown(count((c) => activeSignals(c).length > 0)));
     await loaded(() => page.getByLabel('Early signals').selectOption({ label: 'With or without' }));
+
+    // Whose risk rose this week.
+    const rose = (c: PortfolioCompany) => c.earlierScore !== undefined && c.earlierScore < c.content.riskOfFailure.score;
+    await loaded(() => page.getByLabel('Risk trend').selectOption({ label: 'Rose at its last change' }));
+    expect(await caption()).toContain(shown(count(rose)));
+    await loaded(() => page.getByLabel('Risk changed').selectOption({ label: 'In the last 7 days' }));
+    expect(await caption()).toContain(shown(count((c) => rose(c) && c.daysAgo < 7)));
+    expect((await column(3)).every((text) => text.includes('Rose from'))).toBe(true);
+    await loaded(() => page.getByLabel('Risk trend').selectOption({ label: 'Either way' }));
+    await loaded(() => page.getByLabel('Risk changed').selectOption({ label: 'Any time' }));
 
     await loaded(() => page.getByLabel('Profile changed').selectOption({ label: 'In the last 7 days' }));
     expect(await caption()).toContain(shown(count((c) => c.daysAgo < 7)));
@@ -304,6 +310,13 @@ describe('the portfolio in a browser, 1,000 watched companies', () => {
     expect(await caption()).toContain(shown(count((c) => c.content.riskOfFailure.level === 'High')));
 
     await page.keyboard.press('Tab'); // Severe
+    await page.keyboard.press('Tab'); // Risk trend
+    expect(await focused()).toBe('portfolio-riskTrend');
+    await loaded(() => page.keyboard.press('ArrowDown'));
+    expect(await page.getByLabel('Risk trend').inputValue()).toBe('up');
+    await loaded(() => page.keyboard.press('ArrowUp'));
+    expect(await page.getByLabel('Risk trend').inputValue()).toBe('');
+    await page.keyboard.press('Tab'); // Risk changed
     await page.keyboard.press('Tab'); // Trading status
     expect(await focused()).toBe('portfolio-status');
     await page.keyboard.press('Tab'); // Early signals
@@ -365,5 +378,8 @@ describe('the portfolio in a browser, 1,000 watched companies', () => {
     await superseded.waitFor();
     expect(await superseded.locator('tbody tr td:nth-child(3)').allInnerTexts()).toEqual(expect.arrayContaining(['active', 'expired']));
     expect(await axeViolations(page)).toEqual([]);
+    await page.getByText('The score has not changed since Bureau first held the company.').waitFor();
+    await page.goto(`${bureau().runtime.workspace.url}#/companies/GB/90000003`);
+    await page.getByText(`Up from ${companies[3]?.earlierScore} (Severe) on`).waitFor();
   });
 });

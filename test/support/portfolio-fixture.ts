@@ -13,6 +13,8 @@ export interface PortfolioCompany {
   readonly content: ProfileContent;
   /** Days before `now` at which the profile was last written (its updatedAt). */
   readonly daysAgo: number;
+  /** The risk score the company had three days before its last write, when that write moved it. */
+  readonly earlierScore?: number;
 }
 
 const signal = (number: string, n: number, severity: EarlySignal['severity'], state: EarlySignal['state']): EarlySignal => ({
@@ -85,7 +87,10 @@ export function portfolioCompanies(count: number): PortfolioCompany[] {
             },
       earlySignals: { signals },
     };
-    return { content, daysAgo: i % 30 };
+    const score = content.riskOfFailure.score;
+    // Some scores rose and some fell at the last write; the rest never moved.
+    const earlierScore = i % 7 === 3 && score >= 10 ? score - 10 : i % 7 === 5 ? score + 10 : undefined;
+    return { content, daysAgo: i % 30, ...(earlierScore === undefined ? {} : { earlierScore }) };
   });
 }
 
@@ -101,8 +106,13 @@ export async function seedPortfolio(
   now: Date,
 ): Promise<void> {
   const byDay = new Map<number, ProfileContent[]>();
-  for (const company of companies) byDay.set(company.daysAgo, [...(byDay.get(company.daysAgo) ?? []), company.content]);
-  for (const [daysAgo, contents] of byDay) {
+  const add = (daysAgo: number, content: ProfileContent) => byDay.set(daysAgo, [...(byDay.get(daysAgo) ?? []), content]);
+  for (const { content, daysAgo, earlierScore } of companies) {
+    if (earlierScore !== undefined) add(daysAgo + 3, { ...content, riskOfFailure: { ...content.riskOfFailure, score: earlierScore } });
+  }
+  for (const company of companies) add(company.daysAgo, company.content);
+  // Oldest day first: a company's earlier score is written before the one that replaces it.
+  for (const [daysAgo, contents] of [...byDay].sort(([a], [b]) => b - a)) {
     const store = new DynamoCompanyStore(doc, names.companies, () => new Date(now.getTime() - daysAgo * 86_400_000 - 3_600_000));
     const results = await store.saveMany(contents, { concurrency: 8 });
     const failed = results.find((result) => result.status === 'rejected');

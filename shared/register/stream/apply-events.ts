@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import { contentHashOf, type FactsAsOf, indexedNamesOf } from '../../companies/company-store';
 import type { LiveFeed, ProfileContent } from '../../companies/profile';
 import { indexedEntryOf, replaceProfile } from '../../companies/profile-transaction';
+import { withRiskHistory } from '../../companies/risk-history';
 import { everyIndexedWord } from '../../companies/search-index';
 import { keyOf, profileOf, readStoredProfile, type StoredProfile } from '../../companies/stored-profile';
 import { VocabularyUpkeep, wordChange } from '../../companies/vocabulary-upkeep';
@@ -124,7 +125,9 @@ export function createEventApplier(options: EventApplierOptions): ApplyEvents {
     for (let attempt = 1; ; attempt++) {
       if (!stored && !statesCompany(events)) return events.map(() => 'skipped');
       const folded = foldEvents(stored, events);
-      const content = folded.changed.includes(true) ? profileOfFacts(stored, companyNumber, folded, feed) : undefined;
+      const writtenAt = clock().toISOString();
+      const derived = folded.changed.includes(true) ? profileOfFacts(stored, companyNumber, folded, feed) : undefined;
+      const content = derived && withRiskHistory(derived, stored, writtenAt);
       if (folded.changed.includes(true) && !content) return events.map(() => 'skipped');
       if (!stored && !content) return events.map(() => 'skipped');
       const contentHash = content && contentHashOf(content);
@@ -142,7 +145,7 @@ export function createEventApplier(options: EventApplierOptions): ApplyEvents {
       const written = await replaceProfile(doc, companiesTable, content, stored, {
         indexed,
         contentHash: contentHash as string,
-        updatedAt: clock().toISOString(),
+        updatedAt: writtenAt,
         ...(stored?.registerSnapshot ? { registerSnapshot: stored.registerSnapshot } : {}),
         factsAsOf: folded.factsAsOf as FactsAsOf,
       });

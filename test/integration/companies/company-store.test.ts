@@ -64,7 +64,13 @@ describe('DynamoCompanyStore', () => {
     const stored = await store.get('GB', '10000001');
 
     expect(outcome).toBe('created');
-    expect(stored).toEqual({ ...content, version: 1, updatedAt: '2024-03-01T10:00:00.000Z' });
+    expect(stored).toEqual({
+      ...content,
+      // No score has been replaced yet: the API says so with null.
+      riskOfFailure: { ...content.riskOfFailure, previous: null },
+      version: 1,
+      updatedAt: '2024-03-01T10:00:00.000Z',
+    });
   });
 
   it('answers undefined for a company it does not hold', async () => {
@@ -101,6 +107,40 @@ describe('DynamoCompanyStore', () => {
     expect(stored?.updatedAt).toBe('2024-03-03T10:00:00.000Z');
     expect(stored?.riskOfFailure.level).toBe('High');
     expect(sortKeysOf((await streamRecords()).slice(before.length))).toEqual(['PROFILE']);
+  });
+
+  it("keeps the score a change replaced, and when, whatever an import states of the company's past", async () => {
+    const content = profileContent({ companyNumber: '10000013', name: 'Risk History Ltd' });
+    now = new Date('2024-03-01T10:00:00.000Z');
+    // An import cannot tell the store a company's past: a stated previous score is not kept.
+    const stated = { level: 'Severe', score: 99, replacedAt: '2020-01-01T00:00:00.000Z' } as const;
+    await store.save({ ...content, riskOfFailure: { ...content.riskOfFailure, previous: stated } });
+    expect((await store.get('GB', '10000013'))?.riskOfFailure.previous).toBeNull();
+
+    now = new Date('2024-03-05T09:30:00.000Z');
+    await store.save({ ...content, riskOfFailure: { ...content.riskOfFailure, level: 'High', score: 60 } });
+    const rose = await store.get('GB', '10000013');
+    expect(rose?.riskOfFailure).toMatchObject({ score: 60, previous: { level: 'Low', score: 12, replacedAt: rose?.updatedAt } });
+    expect(rose?.updatedAt).toBe('2024-03-05T09:30:00.000Z');
+
+    // Drivers reworded, the score the same: the change is kept, and so is the score's history.
+    now = new Date('2024-03-06T09:30:00.000Z');
+    const reworded = { ...content.riskOfFailure, level: 'High', score: 60, drivers: ['reworded'] } as const;
+    expect(await store.save({ ...content, riskOfFailure: reworded })).toBe('updated');
+    expect((await store.get('GB', '10000013'))?.riskOfFailure.previous).toEqual(rose?.riskOfFailure.previous);
+
+    // The same content again is no change, its history included: no version, no event.
+    const version = (await store.get('GB', '10000013'))?.version;
+    expect(await store.save({ ...content, riskOfFailure: reworded })).toBe('unchanged');
+    expect((await store.get('GB', '10000013'))?.version).toBe(version);
+
+    now = new Date('2024-03-07T09:30:00.000Z');
+    await store.save({ ...content, riskOfFailure: { ...reworded, level: 'Low', score: 20 } });
+    expect((await store.get('GB', '10000013'))?.riskOfFailure.previous).toEqual({
+      level: 'High',
+      score: 60,
+      replacedAt: '2024-03-07T09:30:00.000Z',
+    });
   });
 
   it('moves the index items on a rename: the old name key is gone, the new one holds the company', async () => {
@@ -187,7 +227,13 @@ describe('DynamoCompanyStore', () => {
       return items.map(({ sk: _sk, companyNumber: _number, ...rest }) => rest);
     };
     expect(await itemsOf('11000007')).toEqual(await itemsOf('11010000'));
-    expect(await store.get('GB', '11000007')).toEqual({ ...batch[7], version: 1, updatedAt: now.toISOString() });
+    const seventh = batch[7] as (typeof batch)[number];
+    expect(await store.get('GB', '11000007')).toEqual({
+      ...seventh,
+      riskOfFailure: { ...seventh.riskOfFailure, previous: null },
+      version: 1,
+      updatedAt: now.toISOString(),
+    });
     expect((await store.get('GB', '11009999'))?.version).toBe(1);
     expect(await store.entryByNumber('GB', '11009999')).toMatchObject({ companyNumber: '11009999' });
 

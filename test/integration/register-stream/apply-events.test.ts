@@ -327,7 +327,14 @@ describe('the same company whichever source told us', () => {
           { ...eventContent[block], provenance: { ...eventContent[block].provenance, source: 'companies-house-basic-company-data' } },
         ]),
       );
-      expect({ ...eventContent, ...asFiled }, number).toEqual(fileContent);
+      // A moved score keeps the one it replaced, stamped with each store's own moment of writing.
+      const written = (content: Omit<CompanyProfile, 'version' | 'updatedAt'>) => {
+        const previous = content.riskOfFailure.previous;
+        return previous
+          ? { ...content, riskOfFailure: { ...content.riskOfFailure, previous: { ...previous, replacedAt: 'at the write' } } }
+          : content;
+      };
+      expect(written({ ...eventContent, ...asFiled } as typeof eventContent), number).toEqual(written(fileContent));
     }
   });
 });

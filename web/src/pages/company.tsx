@@ -233,7 +233,10 @@ export function CompanyPage({ jurisdiction, number }: { jurisdiction: string; nu
       <Block id="riskOfFailure" title="Risk of failure">
         <p>
           <span class={`badge ${RISK_TONE[risk.level] ?? ''}`}>{risk.level}</span> score {risk.score} of 100, assessed{' '}
-          {day(risk.assessedOn)}.
+          {day(risk.assessedOn)}.{' '}
+          {risk.previous
+            ? `${risk.score > risk.previous.score ? 'Up' : 'Down'} from ${risk.previous.score} (${risk.previous.level}) on ${day(risk.previous.replacedAt)}.`
+            : 'The score has not changed since Bureau first held the company.'}
         </p>
         <h3>What drives it</h3>
         <ul class="plain">

@@ -9,8 +9,29 @@ import { TableScroll } from '../table-scroll';
 
 /** What the hash keeps (#/portfolio/<query>): a reload or a shared link shows the same table. */
 type Filters = Partial<Record<FilterName, string>>;
-type FilterName = 'q' | 'jurisdiction' | 'status' | 'risk' | 'signal' | 'changedWithinDays' | 'sort' | 'order';
-const FILTER_NAMES: readonly FilterName[] = ['q', 'jurisdiction', 'status', 'risk', 'signal', 'changedWithinDays', 'sort', 'order'];
+type FilterName =
+  | 'q'
+  | 'jurisdiction'
+  | 'status'
+  | 'risk'
+  | 'riskTrend'
+  | 'riskChangedWithinDays'
+  | 'signal'
+  | 'changedWithinDays'
+  | 'sort'
+  | 'order';
+const FILTER_NAMES: readonly FilterName[] = [
+  'q',
+  'jurisdiction',
+  'status',
+  'risk',
+  'riskTrend',
+  'riskChangedWithinDays',
+  'signal',
+  'changedWithinDays',
+  'sort',
+  'order',
+];
 const PAGE_SIZE = 50;
 
 const RISK_LEVELS = ['Low', 'Moderate', 'High', 'Severe'] as const;
@@ -33,6 +54,10 @@ const SIGNALS: ReadonlyArray<readonly [string, string]> = [
   ['any', 'Any active signal'],
   ['warning', 'A warning or worse'],
   ['critical', 'A critical signal'],
+];
+const TRENDS: ReadonlyArray<readonly [string, string]> = [
+  ['up', 'Rose at its last change'],
+  ['down', 'Fell at its last change'],
 ];
 const CHANGED: ReadonlyArray<readonly [string, string]> = [
   ['1', 'In the last day'],
@@ -85,6 +110,9 @@ function describe(filters: Filters): Array<[FilterName, string]> {
   if (filters.jurisdiction) described.push(['jurisdiction', `register ${label(REGISTER_LABELS, filters.jurisdiction)}`]);
   if (filters.status) described.push(['status', `status ${label(STATUSES, filters.status)}`]);
   if (filters.risk) described.push(['risk', `risk ${filters.risk.split(',').join(' or ')}`]);
+  if (filters.riskTrend) described.push(['riskTrend', `risk that ${filters.riskTrend === 'up' ? 'rose' : 'fell'} at its last change`]);
+  if (filters.riskChangedWithinDays)
+    described.push(['riskChangedWithinDays', `risk changed ${label(CHANGED, filters.riskChangedWithinDays).toLowerCase()}`]);
   if (filters.signal) described.push(['signal', label(SIGNALS, filters.signal).toLowerCase()]);
   if (filters.changedWithinDays)
     described.push(['changedWithinDays', `changed ${label(CHANGED, filters.changedWithinDays).toLowerCase()}`]);
@@ -171,6 +199,15 @@ export function Portfolio({ filterText }: { filterText: string | undefined }) {
               </label>
             ))}
           </fieldset>
+          <FilterSelect id="riskTrend" label="Risk trend" any="Either way" options={TRENDS} value={applied.riskTrend} onChange={change} />
+          <FilterSelect
+            id="riskChangedWithinDays"
+            label="Risk changed"
+            any="Any time"
+            options={CHANGED}
+            value={applied.riskChangedWithinDays}
+            onChange={change}
+          />
           <FilterSelect id="status" label="Trading status" any="Any status" options={STATUSES} value={applied.status} onChange={change} />
           <FilterSelect
             id="signal"
@@ -296,7 +333,7 @@ function Row({ row }: { row: PortfolioRow }) {
             <span class={`badge ${RISK_TONE[row.risk.level] ?? ''}`}>
               {row.risk.level} {row.risk.score}
             </span>
-            <span class="meta">{row.risk.changedAt ? `changed ${day(row.risk.changedAt)}` : 'no change in 30 days'}</span>
+            <RiskTrend risk={row.risk} />
           </>
         ) : (
           '—'
@@ -320,6 +357,18 @@ function Row({ row }: { row: PortfolioRow }) {
       <td class="nowrap">{day(row.lastChange)}</td>
       <td class="nowrap">{when(row.lastFetchedAt)}</td>
     </tr>
+  );
+}
+
+/** The score's last move, in words a screen reader says too: the arrow alone would say nothing. */
+function RiskTrend({ risk }: { risk: NonNullable<PortfolioRow['risk']> }) {
+  if (!risk.trend || !risk.previous) return <span class="meta">No change seen</span>;
+  const rose = risk.trend === 'up';
+  return (
+    <span class={`meta trend ${rose ? 'rose' : 'fell'}`}>
+      <span aria-hidden="true">{rose ? '▲ ' : '▼ '}</span>
+      {rose ? 'Rose' : 'Fell'} from {risk.previous.score} ({risk.previous.level}) on {day(risk.changedAt)}
+    </span>
   );
 }
 

@@ -61,6 +61,7 @@ export interface ApiSchemas {
   NewSubscription: NewSubscription;
   OAuthError: OAuthError;
   PeriodFinancials: PeriodFinancials;
+  PreviousRisk: PreviousRisk;
   Problem: Problem;
   Profile: Profile;
   ProfileCreditCapacity: ProfileCreditCapacity;
@@ -381,6 +382,23 @@ export interface OAuthError {
   error_description: string;
 }
 /**
+ * A risk score that a changed one replaced.
+ */
+export interface PreviousRisk {
+  /**
+   * The band the replaced score was in.
+   */
+  level: 'Low' | 'Moderate' | 'High' | 'Severe';
+  /**
+   * The replaced score.
+   */
+  score: number;
+  /**
+   * When the current score replaced it: the profile's updatedAt of that change.
+   */
+  replacedAt: string;
+}
+/**
  * An RFC 9457 problem document with a stable machine code in `error`: switch on `error`, never on `detail`, which is for people. New codes may be added within v1.
  */
 export interface Problem {
@@ -611,6 +629,10 @@ export interface ProfileRiskOfFailure {
    * @maxItems 20
    */
   drivers: string[];
+  /**
+   * The score this one replaced when the score last changed, and when: a trend reads the two. Always present in the API's answers, null until the score first changes while Bureau holds the company. Kept by Bureau from its own record of the profile: an import need not state it, and a value an import states is ignored.
+   */
+  previous?: PreviousRisk | null;
   provenance?: Provenance;
 }
 /**

@@ -161,6 +161,16 @@ describe('registerProfile', () => {
     }
   });
 
+  it('keeps a risk block whose score has a history as it was when the snapshot changes none of its values', async () => {
+    const { june, juneProfiles } = await mayAndJune();
+    for (const [number, facts] of june) {
+      const profile = juneProfiles.get(number) as ProfileContent;
+      const previous = { level: 'Severe', score: 100, replacedAt: '2024-06-01T00:00:00.000Z' } as const;
+      const withHistory = { ...profile, riskOfFailure: { ...profile.riskOfFailure, previous } };
+      expect(registerProfile(facts, '2024-06-02', stored(withHistory, 3)).riskOfFailure).toBe(withHistory.riskOfFailure);
+    }
+  });
+
   it('expires a condition that stops, counts the late filing, and dates the delivery by the snapshot that shows it', async () => {
     // Arrange: in July, ACME's accounts for 2024-02-29 are in, two months late.
     const { juneProfiles } = await mayAndJune();
