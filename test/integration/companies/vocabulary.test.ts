@@ -1,7 +1,8 @@
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoCompanyStore } from '../../../shared/companies/dynamo-company-store';
 import { searchCompanies } from '../../../shared/companies/search';
-import { variantsOf } from '../../../shared/companies/vocabulary';
+import { variantKey, variantsOf } from '../../../shared/companies/vocabulary';
 import { companiesTable } from '../../../shared/storage/tables';
 import { createTestTables, type TestTables } from '../../support/dynamo';
 import { profileContent } from '../../support/profile-fixture';
@@ -50,6 +51,42 @@ describe('the vocabulary behind spelling correction, on DynamoDB Local', () => {
     );
 
     expect(await candidatesFor('whitewatr')).toContain('whitewater');
+  });
+
+  it('writes a word it already holds no more, even from another store instance, and mends one written only in part', async () => {
+    await store.save(profileContent({ companyNumber: '40000031', name: 'Marmalade Orchards Ltd' }));
+    const updates: string[] = [];
+    const counted = DynamoDBDocumentClient.from(tables.client, { marshallOptions: { removeUndefinedValues: true } });
+    counted.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand') updates.push(String((args.input as { Key?: { pk?: string } }).Key?.pk));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const second = new DynamoCompanyStore(counted, tables.names.companies as string);
+
+    await second.save(profileContent({ companyNumber: '40000032', name: 'Marmalade Orchards Trading Ltd' }));
+    expect(updates.filter((pk) => pk.includes('marmalade') || pk.includes('orchards'))).toEqual([]);
+    expect(updates.length).toBeGreaterThan(0); // trading was new to the vocabulary
+
+    // A word whose own key lacks it (its write failed after its variants') is written again in full.
+    await tables.doc.send(
+      new UpdateCommand({
+        TableName: tables.names.companies,
+        Key: variantKey('GB', 'marmalade'),
+        UpdateExpression: 'DELETE words :word',
+        ExpressionAttributeValues: { ':word': new Set(['marmalade']) },
+      }),
+    );
+    updates.length = 0;
+    await new DynamoCompanyStore(counted, tables.names.companies as string).save(
+      profileContent({ companyNumber: '40000033', name: 'Marmalade Kitchens Ltd' }),
+    );
+    expect(updates.filter((pk) => pk.startsWith('D#GB#') && variantsOf('marmalade').some((v) => pk === `D#GB#${v}`)).length).toBe(
+      new Set(variantsOf('marmalade')).size,
+    );
+    expect(await candidatesFor('marmalde')).toContain('marmalade');
   });
 
   it('lets search correct a typo against what the table holds', async () => {
