@@ -8,7 +8,7 @@ import { deliveriesTable } from '../../shared/storage/tables';
 import type { DeliveryAttempt, LogEntry } from '../../shared/webhooks/delivery-log';
 import { DynamoDeliveryLog } from '../../shared/webhooks/dynamo-delivery-log';
 import { deliveryIdOf } from '../../shared/webhooks/events';
-import { checkAtBothWidths, launchChromium } from '../support/browser';
+import { checkAtBothWidths, launchChromium, signedInPage } from '../support/browser';
 import { profileContent } from '../support/profile-fixture';
 import { useTestRuntime } from '../support/runtime';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -99,7 +99,6 @@ function entryOf(i: number, clientId: string): LogEntry {
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   const env = bureau().runtime.env;
   const doc = createDocumentClient(createDynamoClient(env));
 
@@ -126,11 +125,7 @@ beforeAll(async () => {
   for (let at = 0; at < entries.length; at += 1_000) await log.recordMany(entries.slice(at, at + 1_000));
 
   // The demo person sets a password from the link the runtime printed.
-  await page.goto(bureau().runtime.workspace.invitationLink as string);
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByLabel('The same password again').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  ({ page } = await signedInPage(browser, bureau().runtime.workspace.invitationLink as string, PASSWORD));
 }, 300_000);
 
 afterAll(async () => {

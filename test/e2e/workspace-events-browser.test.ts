@@ -7,7 +7,14 @@ import type { WebhookEnvelope } from '../../shared/events/envelope';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { companiesTable, eventsTable, watchesTable } from '../../shared/storage/tables';
 import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
-import { axeViolations, checkAtBothWidths, expectTableScrollsInItsRegion, launchChromium, screenshot } from '../support/browser';
+import {
+  axeViolations,
+  checkAtBothWidths,
+  expectTableScrollsInItsRegion,
+  launchChromium,
+  screenshot,
+  signedInPage,
+} from '../support/browser';
 import { profileContent } from '../support/profile-fixture';
 import { useTestRuntime } from '../support/runtime';
 
@@ -29,7 +36,7 @@ const PAGE_SIZE = 50;
 
 let browser: Browser;
 let page: Page;
-const cspViolations: string[] = [];
+let cspViolations: string[];
 
 /** The i-th watched company: nine in ten from Companies House, the rest from the CRO. */
 const company = (i: number): { jurisdiction: Jurisdiction; companyNumber: string; name: string } =>
@@ -87,16 +94,7 @@ beforeAll(async () => {
   await inBatches(envelopes, 25, (envelope) => events.recordFor([clientId], envelope));
 
   browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.on('console', (message) => {
-    if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
-  await page.goto(runtime.workspace.invitationLink as string);
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByLabel('The same password again').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await heading('Overview').waitFor();
+  ({ page, cspViolations } = await signedInPage(browser, runtime.workspace.invitationLink as string, PASSWORD));
 }, 180_000);
 
 afterAll(async () => {

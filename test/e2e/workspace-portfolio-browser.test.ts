@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { companiesTable, watchesTable } from '../../shared/storage/tables';
-import { axeViolations, checkAtBothWidths, expectTableScrollsInItsRegion, launchChromium } from '../support/browser';
+import { axeViolations, checkAtBothWidths, expectTableScrollsInItsRegion, launchChromium, signedInPage } from '../support/browser';
 import { type PortfolioCompany, portfolioCompanies, seedPortfolio } from '../support/portfolio-fixture';
 import { useTestRuntime } from '../support/runtime';
 
@@ -27,7 +27,7 @@ const repositoryRoot = join(import.meta.dirname, '..', '..');
 let browser: Browser;
 let page: Page;
 let companies: PortfolioCompany[];
-const cspViolations: string[] = [];
+let cspViolations: string[];
 
 beforeAll(async () => {
   const { runtime } = bureau();
@@ -44,16 +44,7 @@ beforeAll(async () => {
   );
 
   browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.on('console', (message) => {
-    if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
-  await page.goto(runtime.workspace.invitationLink as string);
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByLabel('The same password again').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await heading('Overview').waitFor();
+  ({ page, cspViolations } = await signedInPage(browser, runtime.workspace.invitationLink as string, PASSWORD));
 }, 240_000);
 
 afterAll(async () => {

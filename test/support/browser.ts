@@ -82,3 +82,26 @@ export async function expectTableScrollsInItsRegion(page: Page, region: RegExp):
   expect(await scroller.evaluate((element) => element.scrollWidth > element.clientWidth), 'the table scrolls within its region').toBe(true);
   expect(await scroller.getAttribute('tabindex')).toBe('0');
 }
+
+/**
+ * A page at desktop width signed in as the person an invitation link names: the password chosen on
+ * the link's page, as a new user does, and the Overview on screen. Content-Security-Policy messages
+ * on the console are collected, so a test can say none appeared.
+ */
+export async function signedInPage(
+  browser: Browser,
+  invitationLink: string,
+  password: string,
+): Promise<{ readonly page: Page; readonly cspViolations: string[] }> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  const cspViolations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  await page.goto(invitationLink);
+  await page.getByLabel('New password').fill(password);
+  await page.getByLabel('The same password again').fill(password);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  return { page, cspViolations };
+}
