@@ -65,6 +65,15 @@ const CHANGED: ReadonlyArray<readonly [string, string]> = [
   ['14', 'In the last 14 days'],
   ['30', 'In the last 30 days'],
 ];
+/** The filters chosen from a list, in the order the form shows them. */
+const SELECTS: ReadonlyArray<{ id: FilterName; label: string; any: string; options: ReadonlyArray<readonly [string, string]> }> = [
+  { id: 'riskTrend', label: 'Risk trend', any: 'Either way', options: TRENDS },
+  { id: 'riskChangedWithinDays', label: 'Risk changed', any: 'Any time', options: CHANGED },
+  { id: 'status', label: 'Trading status', any: 'Any status', options: STATUSES },
+  { id: 'signal', label: 'Early signals', any: 'With or without', options: SIGNALS },
+  { id: 'changedWithinDays', label: 'Profile changed', any: 'Any time', options: CHANGED },
+  { id: 'jurisdiction', label: 'Register', any: 'Both registers', options: REGISTER_LABELS },
+];
 const COLUMNS: ReadonlyArray<readonly [sort: string | undefined, title: string]> = [
   ['name', 'Company'],
   [undefined, 'Status'],
@@ -199,40 +208,9 @@ export function Portfolio({ filterText }: { filterText: string | undefined }) {
               </label>
             ))}
           </fieldset>
-          <FilterSelect id="riskTrend" label="Risk trend" any="Either way" options={TRENDS} value={applied.riskTrend} onChange={change} />
-          <FilterSelect
-            id="riskChangedWithinDays"
-            label="Risk changed"
-            any="Any time"
-            options={CHANGED}
-            value={applied.riskChangedWithinDays}
-            onChange={change}
-          />
-          <FilterSelect id="status" label="Trading status" any="Any status" options={STATUSES} value={applied.status} onChange={change} />
-          <FilterSelect
-            id="signal"
-            label="Early signals"
-            any="With or without"
-            options={SIGNALS}
-            value={applied.signal}
-            onChange={change}
-          />
-          <FilterSelect
-            id="changedWithinDays"
-            label="Profile changed"
-            any="Any time"
-            options={CHANGED}
-            value={applied.changedWithinDays}
-            onChange={change}
-          />
-          <FilterSelect
-            id="jurisdiction"
-            label="Register"
-            any="Both registers"
-            options={REGISTER_LABELS}
-            value={applied.jurisdiction}
-            onChange={change}
-          />
+          {SELECTS.map((select) => (
+            <FilterSelect key={select.id} {...select} value={applied[select.id]} onChange={change} />
+          ))}
           {described.length > 0 ? (
             <button type="button" class="secondary" onClick={() => show({ sort: applied.sort, order: applied.order })}>
               Clear filters
