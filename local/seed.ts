@@ -36,7 +36,7 @@ export const demoDataset: DemoDataset = {
 };
 
 /** Lives beside the profiles so that it goes wherever the database goes (fresh, in memory, restored). */
-const MARKER_PARTITION = 'META#SEED';
+export const MARKER_PARTITION = 'META#SEED';
 const markerKeyOf = (dataset: DemoDataset) => ({ pk: MARKER_PARTITION, sk: dataset.id });
 const isOlderLayout = (id: string) => !id.endsWith(`+${INDEX_LAYOUT}`);
 const PROGRESS_INTERVAL_MS = 2_000;
@@ -47,7 +47,7 @@ const VOCABULARY_PROGRESS_INTERVAL_MS = 10_000;
  * seconds of the first start and the load finishes with both complete. The sample's first row is the
  * company the README uses. Stops yielding once `signal` aborts.
  */
-async function* demoRecords(dataset: DemoDataset, signal: AbortSignal): AsyncGenerator<ContentRecord> {
+export async function* demoRecords(dataset: DemoDataset, signal: AbortSignal): AsyncGenerator<ContentRecord> {
   const irish = generateIrishCompanies(dataset.ieCount);
   const irishPerRow = dataset.ieCount / Math.max(1, dataset.gbRows);
   let irishLine = 0;

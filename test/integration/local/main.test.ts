@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,13 @@ interface Started {
 }
 
 const children: ChildProcess[] = [];
+/** Each start on disk restores the demo database (about 116 MB): removed once its runtime has stopped. */
+const dataDirs: string[] = [];
+function newDataDir(): string {
+  const made = mkdtempSync(join(tmpdir(), 'bureau-main-'));
+  dataDirs.push(made);
+  return made;
+}
 /** SIGTERM lets a runtime stop its Java process; SIGKILL only if it does not exit soon. */
 afterEach(async () => {
   await Promise.all(
@@ -26,6 +33,7 @@ afterEach(async () => {
       clearTimeout(timer);
     }),
   );
+  for (const made of dataDirs.splice(0)) rmSync(made, { recursive: true, force: true });
 });
 
 /** Runs `npm start`'s entry point the way npm does (tsx), without npm's own process in between. */
@@ -62,7 +70,7 @@ const field = (banner: string, name: string) => new RegExp(`${name}:\\s+(\\S+)`)
 describe('npm start', () => {
   // Two cold starts of Java and the runtime: allow for a busy machine.
   it('prints the banner, keeps the demo client across restarts and stops cleanly on SIGTERM', { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
+    const dataDir = newDataDir();
     const first = start([], { BUREAU_DATA_DIR: dataDir });
     const banner = await readyBanner(first);
     const baseUrl = /running at (http:\/\/\S+)/.exec(banner)?.[1];
@@ -95,7 +103,7 @@ describe('npm start', () => {
   // Its own waits are bounded (20 s for the engine to appear); the test's budget covers starting
   // npm start's process and the JVM on a busy machine besides.
   it('stops cleanly when told to while DynamoDB Local is still starting', { timeout: 90_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
+    const dataDir = newDataDir();
     const javaForDataDir = () => spawnSync('pgrep', ['-f', `dbPath ${join(dataDir, 'dynamodb')}`]).status === 0;
     const run = start([], { BUREAU_DATA_DIR: dataDir });
     const deadline = Date.now() + 20_000;
@@ -110,7 +118,7 @@ describe('npm start', () => {
   });
 
   it('stops, DynamoDB Local included, when its console goes away under it', { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'bureau-main-'));
+    const dataDir = newDataDir();
     const run = start(['--in-memory'], { BUREAU_DATA_DIR: dataDir });
     const banner = await readyBanner(run);
     const { dynamodbEndpoint } = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
@@ -129,7 +137,7 @@ describe('npm start', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const run = start([], { BUREAU_DATA_DIR: mkdtempSync(join(tmpdir(), 'bureau-main-')), PORT: String(port) });
+      const run = start([], { BUREAU_DATA_DIR: newDataDir(), PORT: String(port) });
 
       expect(await run.exited).toBe(1);
       expect(run.output()).toContain(`Port ${port} is already in use`);
@@ -140,7 +148,7 @@ describe('npm start', () => {
   });
 
   it('explains how to install Java when it is missing', async () => {
-    const run = start([], { BUREAU_DATA_DIR: mkdtempSync(join(tmpdir(), 'bureau-main-')), PATH: '/nonexistent' });
+    const run = start([], { BUREAU_DATA_DIR: newDataDir(), PATH: '/nonexistent' });
 
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('DynamoDB Local needs Java 17 or newer');
