@@ -138,7 +138,7 @@ export async function run(context: BenchContext): Promise<void> {
       context.log(`${layout.label}: bureau companies import of ${count} rows…`);
       const imported = await cliImport(cliFile, dataDir);
       // What the import left the runtime to do (stream records read, changes detected): part of its cost.
-      const aftermath = await untilQuiet(runtime.pid, { share: 0.1, windowMs: 1_000 });
+      const aftermath = await untilQuiet(runtime.pid);
       const socketWarnings = (imported.output.match(/socket usage at capacity/g) ?? []).length;
       rows.push({
         layout: layout.label,

@@ -32,12 +32,12 @@ const ticksOf = (pids: readonly number[]) => pids.reduce((sum, pid) => sum + (st
 
 /**
  * Waits until the runtime and its children (DynamoDB Local among them) use under `share` of one core
- * for `windowMs`, so that a measurement does not share the engine with the stream work an earlier
- * one left behind. Answers the seconds waited; gives up after `timeoutMs`, saying so in the answer.
+ * for `windowMs` (an idle runtime's pollers use about 15 %; a write load keeps the engine near 100 %), so that a measurement does not share the engine with the stream work an earlier
+ * one left behind. Answers the seconds until it went quiet; gives up after `timeoutMs`, saying so.
  */
 export async function untilQuiet(
   pid: number,
-  { share = 0.1, windowMs = 2_000, timeoutMs = 180_000 }: { share?: number; windowMs?: number; timeoutMs?: number } = {},
+  { share = 0.35, windowMs = 3_000, timeoutMs = 180_000 }: { share?: number; windowMs?: number; timeoutMs?: number } = {},
 ): Promise<{ seconds: number; quiet: boolean }> {
   const started = performance.now();
   while (performance.now() - started < timeoutMs) {
@@ -45,7 +45,8 @@ export async function untilQuiet(
     const before = ticksOf(family);
     await new Promise((resolve) => setTimeout(resolve, windowMs));
     const used = (ticksOf(family) - before) / TICKS_PER_SECOND / (windowMs / 1000);
-    if (used < share) return { seconds: (performance.now() - started) / 1000, quiet: true };
+    // Quiet from the start of the window that showed it.
+    if (used < share) return { seconds: (performance.now() - started - windowMs) / 1000, quiet: true };
   }
   return { seconds: (performance.now() - started) / 1000, quiet: false };
 }
