@@ -31,7 +31,9 @@ export function usePagedList<T, Q>(load: (query: Q, cursor?: string) => Promise<
   // The cursor that opened each page seen so far; the first page has none.
   const [trail, setTrail] = useState<{ key: string; cursors: (string | undefined)[] }>({ key, cursors: [undefined] });
   const [round, setRound] = useState(0);
-  const [state, setState] = useState<{ items: T[]; nextCursor?: string; loading: boolean; error?: string }>({
+  // `shows`: which page the items are of. A reload of that page (the first page refreshes itself) keeps
+  // it, so the page on screen and its next cursor stay usable while the reload runs.
+  const [state, setState] = useState<{ items: T[]; nextCursor?: string; loading: boolean; error?: string; shows?: string }>({
     items: [],
     loading: true,
   });
@@ -41,16 +43,17 @@ export function usePagedList<T, Q>(load: (query: Q, cursor?: string) => Promise<
 
   const cursors = trail.key === key ? trail.cursors : [undefined];
   const cursor = cursors[cursors.length - 1];
+  const shown = `${key}|${cursors.length}|${cursor ?? ''}`;
 
   useEffect(() => {
     let live = true;
     setState((before) => ({ ...before, loading: true }));
     latest.current.load(latest.current.query, cursor).then(
       (page) => {
-        if (live) setState({ items: [...page.items], nextCursor: page.nextCursor ?? undefined, loading: false });
+        if (live) setState({ items: [...page.items], nextCursor: page.nextCursor ?? undefined, loading: false, shows: shown });
       },
       (error) => {
-        if (live) setState({ items: [], loading: false, error: errorText(error) });
+        if (live) setState({ items: [], loading: false, error: errorText(error), shows: shown });
       },
     );
     return () => {
@@ -59,8 +62,9 @@ export function usePagedList<T, Q>(load: (query: Q, cursor?: string) => Promise<
   }, [key, cursor, cursors.length, round]);
 
   const nextCursor = state.nextCursor;
-  const settled = !state.loading;
-  // While a page loads its cursor is not known yet: a press then would repeat the page on screen.
+  // While another page loads its cursor is not known yet: a press then would repeat the page on screen.
+  // A reload of the page on screen is no such wait: a press during it is acted on, never dropped.
+  const settled = state.shows === shown;
   const next = useCallback(() => {
     if (!settled || nextCursor === undefined) return;
     setTrail((before) => ({ key, cursors: [...(before.key === key ? before.cursors : [undefined]), nextCursor] }));
