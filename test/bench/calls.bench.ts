@@ -1,21 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createClient } from '../../packages/client/src/index';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
 import { keyOf } from '../../shared/companies/stored-profile';
-import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { profileContent } from '../support/profile-fixture';
 import type { BenchContext } from './support/context';
-import { startRuntimeProcess } from './support/runtime-process';
+import { SEEDED_COMPANIES, withSeededRuntime } from './support/seeded-runtime';
 import type { LatencyStats } from './support/stats';
 import { latencyTable } from './support/table';
 import { timeInterleaved } from './support/timing';
 
 export const name = 'API calls over HTTP beside a bare GetItem of the same item';
 
-const COMPANIES = 50;
 const GOALS = { profile: 2.5, search: 4 };
 
 /**
@@ -25,25 +18,8 @@ const GOALS = { profile: 2.5, search: 4 };
  */
 export async function run(context: BenchContext): Promise<void> {
   const loop = context.scale === 'small' ? { warmup: 50, iterations: 1000, chunk: 10 } : { warmup: 100, iterations: 4000, chunk: 10 };
-  const dataDir = mkdtempSync(join(tmpdir(), 'bureau-bench-calls-'));
-  const runtime = await startRuntimeProcess({
-    ...process.env,
-    BUREAU_DATA_DIR: dataDir,
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-    // Thousands of calls a minute from one client: the default allowance would turn them into 429s.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-  });
-  try {
-    const documents = createDocumentClient(createDynamoClient(runtime.env));
+  await withSeededRuntime('Calls', 18_800_000, async ({ runtime, documents, pick, query }) => {
     const companiesTable = runtime.tables.companies as string;
-    const store = new DynamoCompanyStore(documents, companiesTable);
-    const numbers = Array.from({ length: COMPANIES }, (_, index) => String(18_800_000 + index));
-    for (const companyNumber of numbers)
-      await store.save(profileContent({ companyNumber, name: `Benchmark Calls ${companyNumber.slice(-2)} Trading Ltd` }));
-    const pick = (call: number) => numbers[call % numbers.length] as string;
-    const queries = ['benchmark calls', 'benchmark calls 1', 'benchmark calls 2', 'benchmark calls 3 trading'];
-    const query = (call: number) => queries[call % queries.length] as string;
-
     const authorization = `Bearer ${await createClient({ baseUrl: runtime.baseUrl, ...runtime.demoClient }).accessToken()}`;
     const bare = async (url: string) => {
       const response = await fetch(url, { headers: { authorization } });
@@ -66,7 +42,7 @@ export async function run(context: BenchContext): Promise<void> {
       loop,
     );
     context.report(
-      latencyTable(`Calls over HTTP, ${COMPANIES} companies, one call at a time`, [
+      latencyTable(`Calls over HTTP, ${SEEDED_COMPANIES} companies, one call at a time`, [
         { label: 'baseline: bare GetItem of the profile item', stats: baseline },
         { label: 'GET /v1/profile/{n}, bare fetch', stats: profile },
         { label: 'GET /v1/search, bare fetch', stats: search },
@@ -81,8 +57,5 @@ export async function run(context: BenchContext): Promise<void> {
         `  search:  ${ratio(search)} (goal <= ${GOALS.search}x)`,
       ].join('\n'),
     );
-  } finally {
-    await runtime.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }

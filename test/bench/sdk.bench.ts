@@ -1,21 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient } from '../../packages/client/src/index';
-import { DynamoCompanyStore } from '../../shared/companies/dynamo-company-store';
-import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
-import { profileContent } from '../support/profile-fixture';
 import type { BenchContext } from './support/context';
-import { startRuntimeProcess } from './support/runtime-process';
+import { SEEDED_COMPANIES, withSeededRuntime } from './support/seeded-runtime';
 import type { LatencyStats } from './support/stats';
 import { latencyTable } from './support/table';
 import { timeInterleaved } from './support/timing';
 
 export const name = 'SDK (@bureau/client) beside a bare fetch of the same routes';
 
-const COMPANIES = 50;
 const GOAL = 1.05;
 
 /**
@@ -26,23 +19,7 @@ const GOAL = 1.05;
  */
 export async function run(context: BenchContext): Promise<void> {
   const loop = context.scale === 'small' ? { warmup: 50, iterations: 1000, chunk: 10 } : { warmup: 100, iterations: 4000, chunk: 10 };
-  const dataDir = mkdtempSync(join(tmpdir(), 'bureau-bench-sdk-'));
-  const runtime = await startRuntimeProcess({
-    ...process.env,
-    BUREAU_DATA_DIR: dataDir,
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-    // Thousands of calls a minute from one client: the default allowance of 600 would turn them into 429s.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-  });
-  try {
-    const store = new DynamoCompanyStore(createDocumentClient(createDynamoClient(runtime.env)), runtime.tables.companies as string);
-    const numbers = Array.from({ length: COMPANIES }, (_, index) => String(18_900_000 + index));
-    for (const companyNumber of numbers)
-      await store.save(profileContent({ companyNumber, name: `Benchmark Sdk ${companyNumber.slice(-2)} Trading Ltd` }));
-    const pick = (call: number) => numbers[call % numbers.length] as string;
-    const queries = ['benchmark sdk', 'benchmark sdk 1', 'benchmark sdk 2', 'benchmark sdk 3 trading'];
-    const query = (call: number) => queries[call % queries.length] as string;
-
+  await withSeededRuntime('Sdk', 18_900_000, async ({ runtime, pick, query }) => {
     const options = { baseUrl: runtime.baseUrl, ...runtime.demoClient };
     const sdk = createClient({ ...options, profileCacheSize: 0 });
     const cachingSdk = createClient(options);
@@ -79,7 +56,7 @@ export async function run(context: BenchContext): Promise<void> {
     );
 
     context.report(
-      latencyTable(`Profile over HTTP, ${COMPANIES} companies, one call at a time`, [
+      latencyTable(`Profile over HTTP, ${SEEDED_COMPANIES} companies, one call at a time`, [
         { label: 'baseline: bare fetch, 200', stats: bareProfile },
         { label: 'SDK profile(), cache off, 200', stats: sdkProfile },
         { label: 'bare fetch with If-None-Match, 304', stats: bareConditional },
@@ -112,10 +89,7 @@ export async function run(context: BenchContext): Promise<void> {
         `  fixed answer:   ${ratio(sdkFixed, bareFixed)} (${((sdkFixed.mean - bareFixed.mean) * 1000).toFixed(0)} µs a call)`,
       ].join('\n'),
     );
-  } finally {
-    await runtime.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
