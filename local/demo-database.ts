@@ -14,17 +14,11 @@ import {
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { constants, createBrotliCompress, createBrotliDecompress } from 'node:zlib';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  UpdateTableCommand,
-  UpdateTimeToLiveCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, type DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { contentHashOf, indexedNamesOf } from '../shared/companies/company-store';
 import { indexItemsOf, searchEntryOf } from '../shared/companies/search-index';
-import { createTableInput } from '../shared/storage/create-tables';
+import { ensureTable } from '../shared/storage/create-tables';
 import { createDocumentClient, createDynamoClient } from '../shared/storage/dynamo';
 import { allTables, companiesTable } from '../shared/storage/tables';
 import { startDynamoDbLocal } from './dynamodb-local';
@@ -159,19 +153,8 @@ export async function buildDemoDatabase(
   const client = createDynamoClient({ DYNAMODB_ENDPOINT: engine.endpoint, AWS_REGION: 'eu-west-2' });
   let loadSeconds: number;
   try {
-    for (const def of allTables) {
-      const name = localTableName(def);
-      // The companies table's stream is switched on after the load: the load is not news to anyone.
-      await client.send(new CreateTableCommand({ ...createTableInput(def, name), StreamSpecification: undefined }));
-      if (def.timeToLiveAttribute) {
-        await client.send(
-          new UpdateTimeToLiveCommand({
-            TableName: name,
-            TimeToLiveSpecification: { AttributeName: def.timeToLiveAttribute, Enabled: true },
-          }),
-        );
-      }
-    }
+    // The companies table's stream is switched on after the load: the load is not news to anyone.
+    for (const def of allTables) await ensureTable(client, { ...def, stream: undefined }, localTableName(def));
     const started = performance.now();
     const outcome = await seedDemoCompanies({
       doc: createDocumentClient(client),
