@@ -1,6 +1,15 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { protection } from '../../functions/protection';
 import { createClient } from '../../packages/client/src/index';
+import { protectedRoute } from '../../shared/auth/protect';
+import { clientRateKey } from '../../shared/auth/rate-limit';
+import { DynamoNameIndex } from '../../shared/companies/dynamo-name-index';
+import { DynamoProfileReader } from '../../shared/companies/dynamo-profile-reader';
+import { createProfileEndpoint } from '../../shared/companies/profile-endpoint';
+import { createSearchEndpoint } from '../../shared/companies/search-endpoint';
 import { keyOf } from '../../shared/companies/stored-profile';
+import type { HttpRequest } from '../../shared/http/types';
+import { DynamoWatchStore } from '../../shared/watches/dynamo-watch-store';
 import type { BenchContext } from './support/context';
 import { SEEDED_COMPANIES, withSeededRuntime } from './support/seeded-runtime';
 import type { LatencyStats } from './support/stats';
@@ -16,11 +25,17 @@ const GOALS = { profile: 2.5, search: 4 };
  * database: a bare GetItem of the same profile item against the same DynamoDB Local is the unit,
  * timed in alternating chunks with bare fetches of the profile and search routes.
  */
+/** The request a route sees once the gateway has turned an HTTP call into it. */
+function routeRequest(path: string, pathParameters: Record<string, string>, query: URLSearchParams, authorization: string): HttpRequest {
+  return { method: 'GET', path, pathParameters, headers: { authorization }, query, body: '', sourceIp: '127.0.0.1', requestId: 'bench' };
+}
+
 export async function run(context: BenchContext): Promise<void> {
   const loop = context.scale === 'small' ? { warmup: 50, iterations: 1000, chunk: 10 } : { warmup: 100, iterations: 4000, chunk: 10 };
   await withSeededRuntime('Calls', 18_800_000, async ({ runtime, documents, pick, query }) => {
     const companiesTable = runtime.tables.companies as string;
-    const authorization = `Bearer ${await createClient({ baseUrl: runtime.baseUrl, ...runtime.demoClient }).accessToken()}`;
+    const token = await createClient({ baseUrl: runtime.baseUrl, ...runtime.demoClient }).accessToken();
+    const authorization = `Bearer ${token}`;
     const bare = async (url: string) => {
       const response = await fetch(url, { headers: { authorization } });
       if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
@@ -33,10 +48,63 @@ export async function run(context: BenchContext): Promise<void> {
       if (!Item) throw new Error(`no item for ${companyNumber}`);
     };
 
-    const [baseline, profile, search] = await timeInterleaved(
+    // The profile and search functions' own composition, called in this process: what a call costs
+    // without HTTP, the gateway and the function instance's thread (functions/*/handler.ts).
+    let requests = 0;
+    documents.middlewareStack.add(
+      (next) => (args) => {
+        requests++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRequests' },
+    );
+    const settings = { ...runtime.env, RATE_LIMIT_PER_MINUTE: '1000000' };
+    const guard = protection(documents, settings);
+    const reader = new DynamoProfileReader(documents, companiesTable);
+    const watches = new DynamoWatchStore(documents, runtime.tables.watches as string);
+    const profileRoute = protectedRoute(guard, createProfileEndpoint({ companies: reader, watches, clock: () => new Date() }), {
+      startBeforeLimit: true,
+    });
+    const searchRoute = protectedRoute(guard, createSearchEndpoint({ index: new DynamoNameIndex(documents, companiesTable) }), {
+      startBeforeLimit: true,
+    });
+    const answered = async (response: Promise<{ status: number }>) => {
+      const { status } = await response;
+      if (status !== 200) throw new Error(`the route answered ${status}`);
+    };
+    const inProcessProfile = (call: number) =>
+      answered(
+        profileRoute(
+          routeRequest('/v1/profile', { companyNumber: pick(call) }, new URLSearchParams({ jurisdiction: 'GB' }), authorization),
+        ),
+      );
+    const inProcessSearch = (call: number) =>
+      answered(searchRoute(routeRequest('/v1/search', {}, new URLSearchParams({ q: query(call), jurisdiction: 'GB' }), authorization)));
+    // The profile call's DynamoDB requests alone, sent at once as the route sends them: the floor of
+    // any profile call that counts the rate, records the watch and reads the item.
+    const clientId = runtime.demoClient.clientId;
+    const profileRequests = (call: number) =>
+      Promise.all([
+        guard.limiter.consume(clientRateKey(clientId), 1_000_000),
+        watches.recordWatch(clientId, 'GB', pick(call), new Date().toISOString()),
+        reader.getRecord('GB', pick(call)),
+      ]);
+    const requestsPerCall = async (operation: (call: number) => Promise<unknown>) => {
+      const before = requests;
+      for (let call = 0; call < 20; call++) await operation(call);
+      return (requests - before) / 20;
+    };
+    await inProcessProfile(0);
+    await inProcessSearch(0);
+    const perCall = { profile: await requestsPerCall(inProcessProfile), search: await requestsPerCall(inProcessSearch) };
+
+    const [baseline, floor, profileInProcess, profile, searchInProcess, search] = await timeInterleaved(
       [
         (call: number) => getItem(pick(call)),
+        profileRequests,
+        inProcessProfile,
         (call: number) => bare(`${runtime.baseUrl}/v1/profile/${pick(call)}?jurisdiction=GB`),
+        inProcessSearch,
         (call: number) => bare(`${runtime.baseUrl}/v1/search?${new URLSearchParams({ q: query(call), jurisdiction: 'GB' })}`),
       ],
       loop,
@@ -44,7 +112,10 @@ export async function run(context: BenchContext): Promise<void> {
     context.report(
       latencyTable(`Calls over HTTP, ${SEEDED_COMPANIES} companies, one call at a time`, [
         { label: 'baseline: bare GetItem of the profile item', stats: baseline },
+        { label: "profile's 3 DynamoDB requests at once (floor)", stats: floor },
+        { label: 'profile route in process (no HTTP, no runtime)', stats: profileInProcess },
         { label: 'GET /v1/profile/{n}, bare fetch', stats: profile },
+        { label: 'search route in process (no HTTP, no runtime)', stats: searchInProcess },
         { label: 'GET /v1/search, bare fetch', stats: search },
       ]),
     );
@@ -53,8 +124,9 @@ export async function run(context: BenchContext): Promise<void> {
     context.report(
       [
         'Call / bare GetItem:',
-        `  profile: ${ratio(profile)} (goal <= ${GOALS.profile}x)`,
-        `  search:  ${ratio(search)} (goal <= ${GOALS.search}x)`,
+        `  profile: ${ratio(profile)} (goal <= ${GOALS.profile}x); in process ${ratio(profileInProcess)}; its DynamoDB requests alone ${ratio(floor)}`,
+        `  search:  ${ratio(search)} (goal <= ${GOALS.search}x); in process ${ratio(searchInProcess)}`,
+        `DynamoDB requests per call: profile ${perCall.profile}, search ${perCall.search}`,
       ].join('\n'),
     );
   });

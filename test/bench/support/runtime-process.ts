@@ -57,7 +57,12 @@ export async function startRuntimeProcess(environment: NodeJS.ProcessEnv): Promi
   const child = fork(fileURLToPath(new URL('./runtime-main.ts', import.meta.url)), [], {
     cwd: repositoryRoot,
     env: environment,
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF_DIR: a CPU profile of the runtime (each function instance's thread too), written at stop.
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = await new Promise<RuntimeReady>((resolve, reject) => {
