@@ -53,11 +53,14 @@ const searchExportLayout: Layout = {
       }
       lines.push(record.text);
     }
+    const headerFields = fieldsOf(header, undefined, { relaxQuotes: true });
+    const width = Array.isArray(headerFields) ? headerFields.length : 0;
     const rows: string[] = [];
     for (let index = 0; rows.length < count; index++) {
       const text = lines[index % lines.length] as string;
       const fields = fieldsOf(text, undefined, { relaxQuotes: true });
-      if (!Array.isArray(fields) || !fields[1]) continue;
+      // A row the import refuses (the sample has two records run together on a line) is left out: every row must be new and valid.
+      if (!Array.isArray(fields) || !fields[1] || fields.length !== width) continue;
       const number = String(40_000_000 + seed * 1_000_000 + rows.length);
       rows.push(text.replace(`,${fields[1]},`, `,${number},`));
     }
@@ -75,8 +78,30 @@ async function profilesOf(path: string): Promise<ProfileContent[]> {
   return profiles;
 }
 
+/** How far an import had gone, from a progress line the CLI printed ("… 4,000 of 10,000 …"), and when. */
+interface ProgressMark {
+  readonly seconds: number;
+  readonly share: number;
+}
+
+/**
+ * The import's rate over each tenth of the file or more (the state machine reports whole chunks of
+ * 20,000 rows), from when its progress crossed it: flat when the import keeps its pace as the table
+ * grows. The first stretch includes starting the CLI and uploading the file.
+ */
+function ratesAlong(marks: readonly ProgressMark[], count: number): string {
+  let last: ProgressMark = { seconds: 0, share: 0 };
+  const rates: string[] = [];
+  for (const mark of marks) {
+    if (mark.share - last.share < 0.1 || mark.seconds <= last.seconds) continue;
+    rates.push(`to ${Math.round(mark.share * 100)}%: ${Math.round(((mark.share - last.share) * count) / (mark.seconds - last.seconds))}/s`);
+    last = mark;
+  }
+  return rates.length > 0 ? rates.join(', ') : 'no progress lines';
+}
+
 /** `bureau companies import <file>` as a user runs it, against the runtime its data folder names. */
-function cliImport(path: string, dataDir: string): Promise<{ seconds: number; output: string }> {
+function cliImport(path: string, dataDir: string): Promise<{ seconds: number; output: string; marks: ProgressMark[] }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [join(repositoryRoot, 'bin/bureau.js'), 'companies', 'import', path, '--as-of', SNAPSHOT_DATE], {
@@ -85,16 +110,22 @@ function cliImport(path: string, dataDir: string): Promise<{ seconds: number; ou
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
+    const marks: ProgressMark[] = [];
+    const take = (chunk: Buffer) => {
+      const text = chunk.toString();
+      output += text;
+      // Rows read in process, or the state machine's batches done: either way a share of the file.
+      for (const [, done, total] of text.matchAll(/progress: (?:importing \(batches\) )?(\d+) of (\d+)/g)) {
+        marks.push({ seconds: (performance.now() - started) / 1000, share: Number(done) / Number(total) });
+      }
+    };
+    // Progress goes to standard error, results to standard output.
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
     child.once('error', reject);
     child.once('exit', (code) => {
       const seconds = (performance.now() - started) / 1000;
-      if (code === 0) resolve({ seconds, output });
+      if (code === 0) resolve({ seconds, output, marks });
       else reject(new Error(`bureau companies import exited with ${code}:\n${output.slice(-2000)}`));
     });
   });
@@ -113,7 +144,10 @@ export async function run(context: BenchContext): Promise<void> {
   const doc = createDocumentClient(client);
   try {
     const rows = [];
+    // IMPORT_LIVE_LAYOUTS=bulk or search-export: one layout only (a 100,000-row run of both takes over an hour).
+    const only = process.env.IMPORT_LIVE_LAYOUTS?.trim();
     for (const [position, layout] of [bulkLayout, searchExportLayout].entries()) {
+      if (only && !layout.label.startsWith(only)) continue;
       const cliFile = join(files, `cli-${position}.csv`);
       const bareFile = join(files, `bare-${position}.csv`);
       writeFileSync(cliFile, await layout.file(count, 2 * position + 1));
@@ -138,6 +172,10 @@ export async function run(context: BenchContext): Promise<void> {
       await untilQuiet(runtime.pid);
       context.log(`${layout.label}: bureau companies import of ${count} rows…`);
       const imported = await cliImport(cliFile, dataDir);
+      context.log(
+        `${layout.label}: ${imported.seconds.toFixed(1)} s; ${imported.output.match(/^\d+ rows read:.*$/m)?.[0] ?? 'no summary line'}`,
+      );
+      context.log(`${layout.label}: companies/s along the file: ${ratesAlong(imported.marks, count)}`);
       // What the import left the runtime to do (stream records read, changes detected): part of its cost.
       const aftermath = await untilQuiet(runtime.pid);
       const socketWarnings = (imported.output.match(/socket usage at capacity/g) ?? []).length;
