@@ -86,7 +86,7 @@ interface ProgressMark {
 
 /**
  * The import's rate over each tenth of the file or more (the state machine reports whole chunks of
- * 20,000 rows), from when its progress crossed it: flat when the import keeps its pace as the table
+ * 5,000 rows), from when its progress crossed it: flat when the import keeps its pace as the table
  * grows. The first stretch includes starting the CLI and uploading the file.
  */
 function ratesAlong(marks: readonly ProgressMark[], count: number): string {
