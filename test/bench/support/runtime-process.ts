@@ -57,7 +57,8 @@ export async function startRuntimeProcess(environment: NodeJS.ProcessEnv): Promi
   const child = fork(fileURLToPath(new URL('./runtime-main.ts', import.meta.url)), [], {
     cwd: repositoryRoot,
     env: environment,
-    // BENCH_CPU_PROF_DIR: a CPU profile of the runtime (each function instance's thread too), written at stop.
+    // BENCH_CPU_PROF_DIR: a CPU profile of the runtime's main thread, written when it stops (function threads,
+    // ended at stop, write none).
     execArgv: [
       '--import',
       'tsx',
