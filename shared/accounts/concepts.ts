@@ -17,11 +17,19 @@ export type MoneyFigure =
 export interface ConceptChoice {
   readonly localName: string;
   /**
-   * The one dimension member this concept must carry to give the figure. FRS 102 and FRS 105 have no
-   * "creditors due within one year" concept: they tag Creditors with the member WithinOneYear of
-   * MaturitiesOrExpirationPeriodsDimension. Every other figure takes undimensioned facts only.
+   * The dimension members that say the same as this concept alone would: a fact of the concept
+   * counts when its context names one or more of them and no other member. FRS 102 and FRS 105
+   * have no "creditors due within one year" concept: filings tag Creditors with the member
+   * WithinOneYear of MaturitiesOrExpirationPeriodsDimension, or CurrentFinancialInstruments of
+   * FinancialInstrumentCurrentNon-currentDimension, or both. Every other figure takes undimensioned
+   * facts only.
    */
-  readonly member?: { readonly dimension: string; readonly member: string };
+  readonly members?: readonly DimensionMember[];
+}
+
+export interface DimensionMember {
+  readonly dimension: string;
+  readonly member: string;
 }
 
 export interface FigureConcepts {
@@ -53,7 +61,13 @@ export const MONEY_FIGURES: Readonly<Record<MoneyFigure, FigureConcepts>> = {
     period: 'instant',
     concepts: [
       { localName: 'CreditorsDueWithinOneYear' },
-      { localName: 'Creditors', member: { dimension: 'MaturitiesOrExpirationPeriodsDimension', member: 'WithinOneYear' } },
+      {
+        localName: 'Creditors',
+        members: [
+          { dimension: 'MaturitiesOrExpirationPeriodsDimension', member: 'WithinOneYear' },
+          { dimension: 'FinancialInstrumentCurrentNon-currentDimension', member: 'CurrentFinancialInstruments' },
+        ],
+      },
     ],
   },
   cash: { period: 'instant', concepts: plain('CashBankOnHand', 'CashBankInHand') },

@@ -121,10 +121,12 @@ function inPeriod(context: Context, figure: FigureConcepts, period: Period): boo
 }
 
 function qualifies(context: Context, choice: ConceptChoice): boolean {
-  if (!choice.member) return context.dimensions.length === 0;
-  if (context.dimensions.length !== 1) return false;
-  const [only] = context.dimensions;
-  return only !== undefined && !only.typed && only.dimension.localName === choice.member.dimension && only.member === choice.member.member;
+  const { members } = choice;
+  if (!members) return context.dimensions.length === 0;
+  if (context.dimensions.length === 0) return false;
+  return context.dimensions.every(
+    (named) => !named.typed && members.some((wanted) => named.dimension.localName === wanted.dimension && named.member === wanted.member),
+  );
 }
 
 class Deriver {

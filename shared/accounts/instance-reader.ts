@@ -392,7 +392,9 @@ export class InstanceReader {
     const { declarations } = this;
     const scope = Object.create(parent) as Record<string, string>;
     for (let index = 0; index < declarations.length; index += 2) {
-      scope[declarations[index] as string] = declarations[index + 1] as string;
+      const prefix = declarations[index] as string;
+      // The xml prefix is bound by definition, and real filings declare it again (to the same name).
+      if (prefix !== 'xml') scope[prefix] = declarations[index + 1] as string;
     }
     declarations.length = 0;
     return scope;

@@ -54,8 +54,8 @@ describe('filed accounts through the running runtime', () => {
   it('announces the blocks the figures change for watched companies, and nothing when the file is read again', async () => {
     const imported = await cli('accounts', 'import', join(ACCOUNTS_FIXTURES, 'filings'));
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^filings → .*: 17 entries read in [\d.]+ s$/m);
-    for (const line of ['3 companies updated (new figures)', '0 unchanged (figures already held, or newer)', '14 not held', '0 rejected']) {
+    expect(imported.stdout).toMatch(/^filings → .*: 19 entries read in [\d.]+ s$/m);
+    for (const line of ['3 companies updated (new figures)', '0 unchanged (figures already held, or newer)', '16 not held', '0 rejected']) {
       expect(imported.stdout).toContain(line);
     }
     // The changes travel the profile stream, the fan-out and the sender beside whatever else the runtime is doing.
@@ -86,15 +86,15 @@ describe('filed accounts through the running runtime', () => {
         provenance: { facts: { 'derived.overview.sizeBasis': 'statutory-test' } },
       },
       creditCapacity: {
-        creditLimit: { amountMinor: 290_000_00, currency: 'GBP' },
-        tradeLimit: { amountMinor: 110_000_00, currency: 'GBP' },
-        drivers: ['10% of net assets of £2,935,026 at 2020-12-31'],
+        creditLimit: { amountMinor: 540_000_00, currency: 'GBP' },
+        tradeLimit: { amountMinor: 210_000_00, currency: 'GBP' },
+        drivers: ['10% of net assets of £2,935,026 at 2020-12-31', '10% of working capital of £2,562,530'],
       },
     });
 
     const before = receiver.deliveries.length;
     const again = await cli('accounts', 'import', await dailyAccountsFile(workDir), '--json');
-    expect(JSON.parse(again.stdout)).toMatchObject({ filingsRead: 18, companiesUpdated: 0, unchanged: 3, rejected: 1 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ filingsRead: 20, companiesUpdated: 0, unchanged: 3, rejected: 1 });
     await untilQuiet(receiver.deliveries, 3_000);
     expect(receiver.deliveries.length).toBe(before);
   }, 180_000);

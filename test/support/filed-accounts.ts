@@ -20,7 +20,7 @@ export async function holdCompanies(store: Pick<CompanyStore, 'saveMany'>, workD
   await importProfiles((await openImportFile(path)).records, store);
 }
 
-/** A daily file of every real filing in the fixtures (17) and one entry that is not a filing. */
+/** A daily file of every real filing in the fixtures (19) and one entry that is not a filing. */
 export async function dailyAccountsFile(workDir: string, name = 'Accounts_Bulk_Data-2023-03-02.zip'): Promise<string> {
   const path = join(workDir, name);
   const zip = new yazl.ZipFile();

@@ -26,9 +26,9 @@ describe('bureau accounts import', () => {
   it('reads a daily file into the held profiles and reports every count, naming the entry it rejected', async () => {
     const result = await bureau('accounts', 'import', await dailyAccountsFile(workDir));
 
-    expect(result.stdout).toContain('Accounts_Bulk_Data-2023-03-02.zip → the test tables: 18 entries read');
+    expect(result.stdout).toContain('Accounts_Bulk_Data-2023-03-02.zip → the test tables: 20 entries read');
     expect(result.stdout).toContain('3 companies updated (new figures)');
-    expect(result.stdout).toContain('14 not held');
+    expect(result.stdout).toContain('16 not held');
     expect(result.stdout).toMatch(/1 rejected\n\s+Prod224_0088_11426842_20200630\.xml: the content is neither XHTML nor XML/);
     expect(result).toMatchObject({ code: 1, stderr: expect.stringContaining('1 entry rejected; every other entry was read') });
     expect((await store.get('GB', '08119445'))?.overview.financials?.provenance).toMatchObject({

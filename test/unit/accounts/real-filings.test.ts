@@ -172,6 +172,16 @@ describe('full accounts', () => {
     });
   });
 
+  it('reads creditors due within one year from the CurrentFinancialInstruments member of Creditors', () => {
+    const name = 'Prod223_2911_08119445_20201231.html';
+    const filing = read(name);
+    // "CREDITORS Amounts falling due within one year 12 3,069,153 2,011,337"
+    expect(filing.current.creditorsDueWithinOneYear).toEqual(
+      gbp(306_915_300, 'ns6:Creditors', 'CreditorsHypercube_cfwd_31_12_2020_Set1', name),
+    );
+    expect(filing.prior?.creditorsDueWithinOneYear?.amountMinor).toBe(201_133_700);
+  });
+
   it('applies sign="-" to negative net assets in the FRC 2021 taxonomy', () => {
     const name = 'Prod223_3384_SC720321_20230131.html';
     const filing = read(name);
@@ -188,6 +198,55 @@ describe('full accounts', () => {
     expect(filing.current.employees?.count).toBe(0.03);
     expect(filing.prior?.employees?.count).toBe(0.02);
     expect(filing.current.netAssets?.amountMinor).toBe(37_500_400);
+  });
+});
+
+describe("a group's parent company: its own figures, never the group's", () => {
+  it('reads a document that declares the xml prefix again, as filings from some software do', () => {
+    // <html xmlns:xml="http://www.w3.org/XML/1998/namespace" ...>: the binding every document has.
+    const name = 'Prod223_2911_07219455_20200630.html';
+    const filing = read(name);
+    expect(filing.accountsType).toEqual({
+      type: 'full',
+      basis: 'bus:AccountsTypeFullOrAbbreviated names FullAccounts (AccountsTypeDimension)',
+    });
+    // The company's own balance sheet: "Investments 13 2,301 2,301 ... Net assets 4,559,460 4,559,460".
+    expect(filing.current).toMatchObject({
+      netAssets: gbp(455_946_000, 'core:NetAssetsLiabilities', 'FY1.END', name),
+      fixedAssets: gbp(230_100, 'core:InvestmentsFixedAssets', 'FY1.END', name),
+    });
+    expect(filing.prior?.netAssets?.amountMinor).toBe(455_946_000);
+  });
+
+  it("keeps every consolidated figure out: the group's turnover, profit, balance sheet and 843 staff", () => {
+    const filing = read('Prod223_2911_07219455_20200630.html');
+    // Tagged only in contexts naming GroupCompanyDataDimension = Consolidated: turnover 27,240,615,
+    // a loss of 4,442,889, net assets 5,581,930, creditors within a year 10,109,039, 843 employees.
+    expect(filing.current.turnover).toBeUndefined();
+    expect(filing.current.profitOrLoss).toBeUndefined();
+    expect(filing.current.creditorsDueWithinOneYear).toBeUndefined();
+    expect(filing.current.employees).toBeUndefined();
+    // The company's own result appears only for the prior year, in its statement of changes in equity.
+    expect(filing.prior?.profitOrLoss?.amountMinor).toBe(32_900_000);
+  });
+
+  it("does not take the group's turnover, tagged in the segment note without the group member, for the company's", () => {
+    const name = 'Prod223_2911_04184222_20200229.html';
+    const filing = read(name);
+    // The parent publishes no profit and loss account of its own (s408). TurnoverRevenue is tagged
+    // only by segment (the totals 27,422,706 under OperatingSegmentsDimension and
+    // GeographicSegmentsDimension), and the report says "Consolidated group turnover ... grew to
+    // £27,422,706": a figure of the group, though no context says so.
+    expect(filing.current.turnover).toBeUndefined();
+    expect(filing.prior?.turnover).toBeUndefined();
+    // "Company's loss for the financial year (4,661,730)"; the group's profit of 3,032,933 is left out.
+    expect(filing.current).toMatchObject({
+      profitOrLoss: gbp(-466_173_000, 'ns6:ProfitLoss', 'FY_29_02_2020', name),
+      netAssets: gbp(93_439_300, 'ns6:NetAssetsLiabilities', 'cfwd_29_02_2020', name),
+      totalAssetsLessCurrentLiabilities: gbp(1_194_135_700, 'ns6:TotalAssetsLessCurrentLiabilities', 'cfwd_29_02_2020', name),
+      creditorsDueWithinOneYear: gbp(1_447_222_800, 'ns6:Creditors', 'CreditorsHypercube_cfwd_29_02_2020_Set2', name),
+    });
+    expect(filing.prior?.netAssets?.amountMinor).toBe(559_612_300);
   });
 });
 

@@ -108,12 +108,13 @@ describe('a profile with filed figures', () => {
   it('gives a credit limit from net assets, capped by turnover and scaled by risk, with its drivers in words', async () => {
     const financials = filed('Prod223_2911_08119445_20201231.html');
     const profile = registerProfile(await factsOf({ number: '08119445', accountCategory: 'FULL' }), AS_OF, undefined, financials);
-    // 10% of net assets of £2,935,026 is £293,502: down to two significant figures, £290,000. No creditors figure, so
-    // no working capital; 10% of turnover (£1.35m) does not cap it; Low risk keeps it whole. Trade: 40%, £116,000 → £110,000.
+    // 10% of net assets of £2,935,026 is £293,502.60, and 10% of working capital (current assets of £5,631,683 less
+    // creditors due within a year of £3,069,153: £2,562,530) is £256,253: £549,755.60, down to two significant figures,
+    // £540,000. 10% of turnover (£1.35m) does not cap it; Low risk keeps it whole. Trade: 40%, £216,000 → £210,000.
     expect(profile.creditCapacity).toMatchObject({
-      creditLimit: { amountMinor: 290_000_00, currency: 'GBP' },
-      tradeLimit: { amountMinor: 110_000_00, currency: 'GBP' },
-      drivers: ['10% of net assets of £2,935,026 at 2020-12-31'],
+      creditLimit: { amountMinor: 540_000_00, currency: 'GBP' },
+      tradeLimit: { amountMinor: 210_000_00, currency: 'GBP' },
+      drivers: ['10% of net assets of £2,935,026 at 2020-12-31', '10% of working capital of £2,562,530'],
     });
     expect(profile.creditCapacity.reason).toBeUndefined();
     // Figures that say nothing adverse leave the risk as the register facts made it, under the same rule.
