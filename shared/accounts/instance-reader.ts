@@ -225,6 +225,8 @@ export class InstanceReader {
   private provisional = false;
   private provisionalName = '';
   private readonly provisionalAttributes: string[] = [];
+  /** How many of provisionalAttributes belong to the element being opened: counted, as emptying an array on every element costs more. */
+  private provisionalLength = 0;
   private context: ContextBuilder | undefined;
   private unit: UnitBuilder | undefined;
 
@@ -254,7 +256,11 @@ export class InstanceReader {
    * caught here, as they are parsed, rather than by walking every element's attributes again.
    */
   onattribute(name: string, value: string): void {
-    if (this.provisional) this.provisionalAttributes.push(name, value);
+    if (this.provisional) {
+      const kept = this.provisionalAttributes;
+      kept[this.provisionalLength++] = name;
+      kept[this.provisionalLength++] = value;
+    }
     if (name.charCodeAt(0) === 120 /* x */ && name.startsWith('xmlns') && (name.length === 5 || name[5] === ':')) {
       this.declarations.push(name.length === 5 ? '' : name.slice(6), value);
       // Settled at the first event after its tag, text included.
@@ -276,7 +282,7 @@ export class InstanceReader {
       this.stack.push(parent.plain);
       this.provisional = true;
       this.provisionalName = name;
-      this.provisionalAttributes.length = 0;
+      this.provisionalLength = 0;
       this.onopentag = undefined;
     } else this.onopentag = this.openElement;
   }
@@ -315,7 +321,7 @@ export class InstanceReader {
     }
     const attributes: Attributes = {};
     const kept = this.provisionalAttributes;
-    for (let index = 0; index < kept.length; index += 2) {
+    for (let index = 0; index < this.provisionalLength; index += 2) {
       const attribute = kept[index] as string;
       if (!Object.hasOwn(attributes, attribute)) attributes[attribute] = kept[index + 1] as string;
     }
