@@ -13,7 +13,6 @@ interface Candidate {
   readonly fact: NumericFact;
   readonly context: Context;
   readonly currency?: string;
-  readonly provenance: FactProvenance;
 }
 
 /** What the derivation needs to know about the entry besides its document. */
@@ -62,9 +61,15 @@ function indexFacts(instance: Instance): FactIndex {
   const known: Fact[] = [];
   const numeric = new Map<string, NumericFact[]>();
   const namespaces = new Map<KnownNamespace, number>();
+  // Facts come in runs of one namespace: the family is looked up once a run.
+  let namespace: string | undefined;
+  let family: KnownNamespace | null = null;
   for (const fact of instance.facts) {
     uses.set(fact.contextRef, (uses.get(fact.contextRef) ?? 0) + 1);
-    const family = knownNamespace(fact.concept.namespace);
+    if (fact.concept.namespace !== namespace) {
+      namespace = fact.concept.namespace;
+      family = knownNamespace(namespace);
+    }
     if (!family) continue;
     known.push(fact);
     namespaces.set(family, (namespaces.get(family) ?? 0) + 1);
@@ -131,6 +136,8 @@ function qualifies(context: Context, choice: ConceptChoice): boolean {
 
 class Deriver {
   readonly conflicts: Conflict[] = [];
+  /** The currency of each unit, worked out once: a filing's facts name a few units hundreds of times. */
+  private readonly currencies = new Map<string | undefined, string | undefined>();
 
   constructor(
     private readonly instance: Instance,
@@ -146,31 +153,31 @@ class Deriver {
       if (!context || !inPeriod(context, figure, period) || !qualifies(context, choice)) continue;
       const currency = this.currency(fact.unitRef);
       if (money ? currency === undefined : currency !== undefined) continue;
-      found.push({
-        fact,
-        context,
-        currency,
-        provenance: {
-          entryName: this.entryName,
-          concept: fact.concept.written,
-          namespace: fact.concept.namespace,
-          contextId: context.id,
-        },
-      });
+      found.push({ fact, context, currency });
     }
     return found;
   }
 
+  private provenance({ fact, context }: Candidate): FactProvenance {
+    return { entryName: this.entryName, concept: fact.concept.written, namespace: fact.concept.namespace, contextId: context.id };
+  }
+
   private currency(unitRef: string | undefined): string | undefined {
+    if (this.currencies.has(unitRef)) return this.currencies.get(unitRef);
     const unit = unitRef === undefined ? undefined : this.instance.units.get(unitRef);
     const [measure, ...rest] = unit?.measures ?? [];
-    if (!measure || rest.length > 0 || unit?.divide) return undefined;
-    const iso = measure.namespace === ISO4217 || measure.written.startsWith('iso4217:');
-    return iso && /^[A-Z]{3}$/.test(measure.localName) ? measure.localName : undefined;
+    let currency: string | undefined;
+    if (measure && rest.length === 0 && !unit?.divide) {
+      const iso = measure.namespace === ISO4217 || measure.written.startsWith('iso4217:');
+      if (iso && /^[A-Z]{3}$/.test(measure.localName)) currency = measure.localName;
+    }
+    this.currencies.set(unitRef, currency);
+    return currency;
   }
 
   /** The one value the candidates agree on; a disagreement is recorded and gives nothing. */
   private agreed(figure: MoneyFigure | 'employees', label: 'current' | 'prior', candidates: readonly Candidate[]): Candidate | undefined {
+    if (candidates.length <= 1) return candidates[0];
     const values = new Set(candidates.map((c) => `${decimalToString(c.fact.number)} ${c.currency ?? ''}`));
     if (values.size <= 1) return candidates[0];
     this.conflicts.push({
@@ -179,7 +186,7 @@ class Deriver {
       values: candidates.map((c) => ({
         value: decimalToString(c.fact.number),
         unit: c.currency ?? c.fact.unitRef,
-        provenance: c.provenance,
+        provenance: this.provenance(c),
       })),
     });
     return undefined;
@@ -193,7 +200,7 @@ class Deriver {
       const chosen = this.agreed(figure, label, candidates);
       if (!chosen) return undefined;
       const amountMinor = toMinorUnits(chosen.fact.number);
-      return amountMinor === null ? undefined : { amountMinor, currency: chosen.currency as string, provenance: [chosen.provenance] };
+      return amountMinor === null ? undefined : { amountMinor, currency: chosen.currency as string, provenance: [this.provenance(chosen)] };
     }
     if (!concepts.parts) return undefined;
     const parts: Candidate[] = [];
@@ -212,7 +219,9 @@ class Deriver {
       if (minor === null) return undefined;
       amountMinor += minor;
     }
-    return Number.isSafeInteger(amountMinor) ? { amountMinor, currency, provenance: parts.map((part) => part.provenance) } : undefined;
+    return Number.isSafeInteger(amountMinor)
+      ? { amountMinor, currency, provenance: parts.map((part) => this.provenance(part)) }
+      : undefined;
   }
 
   employees(period: Period, label: 'current' | 'prior') {
@@ -221,7 +230,7 @@ class Deriver {
       if (candidates.length === 0) continue;
       const chosen = this.agreed('employees', label, candidates);
       const count = chosen ? toNumber(chosen.fact.number) : null;
-      return chosen && count !== null ? { count, provenance: [chosen.provenance] } : undefined;
+      return chosen && count !== null ? { count, provenance: [this.provenance(chosen)] } : undefined;
     }
     return undefined;
   }
@@ -253,6 +262,9 @@ function hasComparatives(figures: PeriodFigures): boolean {
   );
 }
 
+/** Companies House's 2009 abbreviated-accounts schema, whatever its date. */
+const CH_ABBREVIATED_ACCOUNTS = 'companieshouse.gov.uk/ef/xbrl/uk/fr/gaap/ae/';
+
 /** The dimension member a fact's context names for a dimension, by local names. */
 function memberOf(instance: Instance, fact: Fact, dimension: string): string | undefined {
   const context = instance.contexts.get(fact.contextRef);
@@ -273,17 +285,30 @@ export function accountsType(
   instance: Instance,
   known: readonly Fact[] = indexFacts(instance).known,
 ): { type: AccountsType; basis: string } | undefined {
-  const dormant = known.find((fact) => DORMANT_CONCEPTS.includes(fact.concept.localName) && fact.text?.toLowerCase() === 'true');
-  if (dormant) return { type: 'dormant', basis: `${dormant.concept.written} is true` };
+  // One pass over the facts for the few concepts that say it; then the rules in order.
+  const standards: Fact[] = [];
+  const types: Fact[] = [];
+  let dormant: Fact | undefined;
+  let ae: Fact | undefined;
+  let namespace: string | undefined;
   for (const fact of known) {
-    if (fact.concept.localName !== 'AccountingStandardsApplied') continue;
+    const { localName } = fact.concept;
+    if (!ae && fact.concept.namespace !== namespace) {
+      namespace = fact.concept.namespace;
+      if (namespace.includes(CH_ABBREVIATED_ACCOUNTS)) ae = fact;
+    }
+    if (localName === 'AccountingStandardsApplied') standards.push(fact);
+    else if (localName === 'AccountsType' || localName === 'AccountsTypeFullOrAbbreviated') types.push(fact);
+    else if (!dormant && DORMANT_CONCEPTS.includes(localName) && fact.text?.toLowerCase() === 'true') dormant = fact;
+  }
+  if (dormant) return { type: 'dormant', basis: `${dormant.concept.written} is true` };
+  for (const fact of standards) {
     const member = memberOf(instance, fact, 'AccountingStandardsDimension');
     const basis = `${fact.concept.written} names ${member} (AccountingStandardsDimension)`;
     if (member === 'Micro-entities') return { type: 'micro-entity', basis };
     if (member === 'SmallEntities') return { type: 'small', basis };
   }
-  for (const fact of known) {
-    if (fact.concept.localName !== 'AccountsType' && fact.concept.localName !== 'AccountsTypeFullOrAbbreviated') continue;
+  for (const fact of types) {
     const member = memberOf(instance, fact, 'AccountsTypeDimension');
     const basis = `${fact.concept.written} names ${member} (AccountsTypeDimension)`;
     if (member === 'FullAccounts') return { type: 'full', basis };
@@ -291,7 +316,6 @@ export function accountsType(
       return { type: 'small', basis };
     }
   }
-  const ae = known.find((fact) => fact.concept.namespace.includes('companieshouse.gov.uk/ef/xbrl/uk/fr/gaap/ae/'));
   if (ae) return { type: 'small', basis: `tagged in Companies House's abbreviated-accounts schema (${ae.concept.namespace})` };
   return undefined;
 }
