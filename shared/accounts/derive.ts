@@ -1,4 +1,12 @@
-import { type ConceptChoice, DORMANT_CONCEPTS, EMPLOYEES, type FigureConcepts, MONEY_FIGURES, type MoneyFigure } from './concepts';
+import {
+  type ConceptChoice,
+  type DimensionMember,
+  DORMANT_CONCEPTS,
+  EMPLOYEES,
+  type FigureConcepts,
+  MONEY_FIGURES,
+  type MoneyFigure,
+} from './concepts';
 import { type Decimal, decimalToString, toMinorUnits, toNumber } from './decimal';
 import type { AccountsFiling, AccountsType, Conflict, FactProvenance, PeriodFigures } from './filing';
 import type { Context, Fact, Instance } from './instance';
@@ -125,13 +133,33 @@ function inPeriod(context: Context, figure: FigureConcepts, period: Period): boo
   return period.start !== undefined && context.start === period.start && context.end === period.end;
 }
 
-function qualifies(context: Context, choice: ConceptChoice): boolean {
-  const { members } = choice;
-  if (!members) return context.dimensions.length === 0;
-  if (context.dimensions.length === 0) return false;
-  return context.dimensions.every(
-    (named) => !named.typed && members.some((wanted) => named.dimension.localName === wanted.dimension && named.member === wanted.member),
-  );
+/**
+ * The member that marks a group's consolidated figures in the FRC taxonomies. The facts of the
+ * parent company alone name no member of that dimension.
+ */
+const CONSOLIDATED: DimensionMember = { dimension: 'GroupCompanyDataDimension', member: 'Consolidated' };
+
+/** The company's figures, the comparatives, or the group's consolidated figures for the current period. */
+type Scope = Conflict['period'];
+
+/**
+ * Whether a fact's context gives a figure: for the company, no member at all, or only members of the
+ * choice; for the group, the consolidated member as well, and no other.
+ */
+function qualifies(context: Context, choice: ConceptChoice, scope: Scope): boolean {
+  let consolidated = false;
+  let chosen = 0;
+  for (const named of context.dimensions) {
+    if (named.typed) return false;
+    const { localName } = named.dimension;
+    if (scope === 'group' && !consolidated && localName === CONSOLIDATED.dimension && named.member === CONSOLIDATED.member) {
+      consolidated = true;
+      continue;
+    }
+    if (!choice.members?.some((wanted) => localName === wanted.dimension && named.member === wanted.member)) return false;
+    chosen++;
+  }
+  return (scope !== 'group' || consolidated) && (choice.members ? chosen > 0 : chosen === 0);
 }
 
 class Deriver {
@@ -146,11 +174,11 @@ class Deriver {
     private readonly numeric: ReadonlyMap<string, NumericFact[]>,
   ) {}
 
-  private candidates(choice: ConceptChoice, figure: FigureConcepts, period: Period, money: boolean): Candidate[] {
+  private candidates(choice: ConceptChoice, figure: FigureConcepts, period: Period, money: boolean, scope: Scope): Candidate[] {
     const found: Candidate[] = [];
     for (const fact of this.numeric.get(choice.localName) ?? []) {
       const context = this.instance.contexts.get(fact.contextRef);
-      if (!context || !inPeriod(context, figure, period) || !qualifies(context, choice)) continue;
+      if (!context || !inPeriod(context, figure, period) || !qualifies(context, choice, scope)) continue;
       const currency = this.currency(fact.unitRef);
       if (money ? currency === undefined : currency !== undefined) continue;
       found.push({ fact, context, currency });
@@ -176,7 +204,7 @@ class Deriver {
   }
 
   /** The one value the candidates agree on; a disagreement is recorded and gives nothing. */
-  private agreed(figure: MoneyFigure | 'employees', label: 'current' | 'prior', candidates: readonly Candidate[]): Candidate | undefined {
+  private agreed(figure: MoneyFigure | 'employees', label: Scope, candidates: readonly Candidate[]): Candidate | undefined {
     if (candidates.length <= 1) return candidates[0];
     const values = new Set(candidates.map((c) => `${decimalToString(c.fact.number)} ${c.currency ?? ''}`));
     if (values.size <= 1) return candidates[0];
@@ -192,10 +220,10 @@ class Deriver {
     return undefined;
   }
 
-  money(figure: MoneyFigure, period: Period, label: 'current' | 'prior') {
+  money(figure: MoneyFigure, period: Period, label: Scope) {
     const concepts = MONEY_FIGURES[figure];
     for (const choice of concepts.concepts) {
-      const candidates = this.candidates(choice, concepts, period, true);
+      const candidates = this.candidates(choice, concepts, period, true, label);
       if (candidates.length === 0) continue;
       const chosen = this.agreed(figure, label, candidates);
       if (!chosen) return undefined;
@@ -205,7 +233,7 @@ class Deriver {
     if (!concepts.parts) return undefined;
     const parts: Candidate[] = [];
     for (const localName of concepts.parts) {
-      const candidates = this.candidates({ localName }, concepts, period, true);
+      const candidates = this.candidates({ localName }, concepts, period, true, label);
       if (candidates.length === 0) continue;
       const chosen = this.agreed(figure, label, candidates);
       if (!chosen) return undefined;
@@ -224,9 +252,9 @@ class Deriver {
       : undefined;
   }
 
-  employees(period: Period, label: 'current' | 'prior') {
+  employees(period: Period, label: Scope) {
     for (const choice of EMPLOYEES.concepts) {
-      const candidates = this.candidates(choice, EMPLOYEES, period, false);
+      const candidates = this.candidates(choice, EMPLOYEES, period, false, label);
       if (candidates.length === 0) continue;
       const chosen = this.agreed('employees', label, candidates);
       const count = chosen ? toNumber(chosen.fact.number) : null;
@@ -235,10 +263,10 @@ class Deriver {
     return undefined;
   }
 
-  figures(period: Period, label: 'current' | 'prior'): PeriodFigures {
+  figures(period: Period, label: Scope): PeriodFigures {
     const figures: Record<string, unknown> = { periodEnd: period.end };
     if (period.start) figures.periodStart = period.start;
-    for (const figure of Object.keys(MONEY_FIGURES) as MoneyFigure[]) {
+    for (const figure of MONEY_FIGURE_NAMES) {
       const value = this.money(figure, period, label);
       if (value) figures[figure] = value;
     }
@@ -264,6 +292,9 @@ function hasComparatives(figures: PeriodFigures): boolean {
 
 /** Companies House's 2009 abbreviated-accounts schema, whatever its date. */
 const CH_ABBREVIATED_ACCOUNTS = 'companieshouse.gov.uk/ef/xbrl/uk/fr/gaap/ae/';
+
+const hasFigures = (figures: PeriodFigures) => figures.employees !== undefined || MONEY_FIGURE_NAMES.some((figure) => figures[figure]);
+const MONEY_FIGURE_NAMES = Object.keys(MONEY_FIGURES) as MoneyFigure[];
 
 /** The dimension member a fact's context names for a dimension, by local names. */
 function memberOf(instance: Instance, fact: Fact, dimension: string): string | undefined {
@@ -339,6 +370,7 @@ export function deriveFiling(instance: Instance, input: DerivationInput): Accoun
   const deriver = new Deriver(instance, input.entryName, index.numeric);
   const currentFigures = deriver.figures(current, 'current');
   const priorFigures = prior ? deriver.figures(prior, 'prior') : undefined;
+  const groupFigures = deriver.figures(current, 'group');
   const type = accountsType(instance, index.known);
   const generation = taxonomy(index.namespaces);
   return {
@@ -352,6 +384,7 @@ export function deriveFiling(instance: Instance, input: DerivationInput): Accoun
     ...(type ? { accountsType: type } : {}),
     current: currentFigures,
     ...(priorFigures && hasComparatives(priorFigures) ? { prior: priorFigures } : {}),
+    ...(hasFigures(groupFigures) ? { group: groupFigures } : {}),
     conflicts: deriver.conflicts,
   };
 }

@@ -41,7 +41,7 @@ export type AccountsType = 'dormant' | 'micro-entity' | 'small' | 'full';
 /** Facts for one figure that disagree: reported, and the figure left out. */
 export interface Conflict {
   readonly figure: MoneyFigure | 'employees';
-  readonly period: 'current' | 'prior';
+  readonly period: 'current' | 'prior' | 'group';
   readonly values: readonly { readonly value: string; readonly unit?: string; readonly provenance: FactProvenance }[];
 }
 
@@ -59,6 +59,12 @@ export interface AccountsFiling {
   readonly accountsType?: { readonly type: AccountsType; readonly basis: string };
   readonly current: PeriodFigures;
   readonly prior?: PeriodFigures;
+  /**
+   * Group accounts: the group's consolidated figures for the current period (facts whose context
+   * names the Consolidated member of GroupCompanyDataDimension). `current` and `prior` stay the
+   * parent company's own.
+   */
+  readonly group?: PeriodFigures;
   readonly conflicts: readonly Conflict[];
 }
 

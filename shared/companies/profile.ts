@@ -92,7 +92,7 @@ export interface FinancialsProvenance {
   readonly archive: string;
   readonly entry: string;
   readonly format: 'ixbrl' | 'xbrl';
-  /** `<period>.<figure>` (e.g. `current.netAssets`, `prior.employees`) → the facts it was read from. */
+  /** `<period>.<figure>` (e.g. `current.netAssets`, `prior.employees`, `group.turnover`) → the facts it was read from. */
   readonly figures: Readonly<Record<string, readonly FigureSource[]>>;
 }
 
@@ -102,6 +102,11 @@ export interface Financials extends PeriodFinancials {
   readonly accountsType: 'dormant' | 'micro-entity' | 'small' | 'full' | null;
   /** The comparative figures, where the filing gives them. */
   readonly prior?: PeriodFinancials;
+  /**
+   * Group accounts: the group's consolidated figures for the same period, where the filing gives
+   * them. The figures above are always the company's own.
+   */
+  readonly group?: PeriodFinancials;
   readonly provenance: FinancialsProvenance;
 }
 

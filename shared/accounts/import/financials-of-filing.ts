@@ -7,7 +7,7 @@ type Sources = Record<string, readonly FigureSource[]>;
 const sourcesOf = (provenance: readonly FactProvenance[]): readonly FigureSource[] =>
   provenance.map(({ concept, contextId }) => ({ concept, contextId }));
 
-function periodOf(figures: PeriodFigures, period: 'current' | 'prior', sources: Sources): PeriodFinancials {
+function periodOf(figures: PeriodFigures, period: 'current' | 'prior' | 'group', sources: Sources): PeriodFinancials {
   const out: Record<string, unknown> = { periodStart: figures.periodStart ?? null, periodEnd: figures.periodEnd };
   for (const figure of FILED_MONEY_FIGURES) {
     const value = figures[figure];
@@ -27,10 +27,12 @@ export function financialsOf(filing: AccountsFiling, archive: string, feed: Acco
   const sources: Sources = {};
   const current = periodOf({ ...filing.current, periodStart: filing.current.periodStart ?? filing.periodStart }, 'current', sources);
   const prior = filing.prior ? periodOf(filing.prior, 'prior', sources) : undefined;
+  const group = filing.group ? periodOf(filing.group, 'group', sources) : undefined;
   return {
     ...current,
     accountsType: filing.accountsType?.type ?? null,
     ...(prior ? { prior } : {}),
+    ...(group ? { group } : {}),
     provenance: { source: feed, archive, entry: filing.entryName, format: filing.format, figures: sources },
   };
 }

@@ -1,4 +1,4 @@
-import type { Financials, SizeBand } from '../../companies/profile';
+import type { Financials, PeriodFinancials, SizeBand } from '../../companies/profile';
 import { daysBetween } from '../calendar';
 
 /**
@@ -59,7 +59,7 @@ export function yearShareOf(period: { readonly periodStart: string | null; reado
   return Math.abs(days - 365) <= 7 ? 1 : days / 365;
 }
 
-function criteriaOf(financials: Financials): Criteria {
+function criteriaOf(financials: PeriodFinancials): Criteria {
   const gbp = (amount?: { amountMinor: number; currency: string }) => (amount?.currency === 'GBP' ? amount.amountMinor : undefined);
   const fixed = gbp(financials.fixedAssets);
   const current = gbp(financials.currentAssets);
@@ -72,18 +72,31 @@ function criteriaOf(financials: Financials): Criteria {
   };
 }
 
-/** The smallest band two of whose limits the figures are within, or undefined when the figures cannot tell. */
-function statutoryBand(criteria: Criteria): SizeBand | undefined {
+type Limits = (typeof SIZE_THRESHOLDS)[number];
+
+/** Whether two of the three figures are within a band's limits, two are beyond them, or the figures cannot tell. */
+function withinLimits(criteria: Criteria, limits: Limits): 'within' | 'beyond' | 'unknown' {
+  const tests = [
+    criteria.turnover === undefined ? undefined : criteria.turnover <= limits.turnover * criteria.yearShare,
+    criteria.balanceSheetTotal === undefined ? undefined : criteria.balanceSheetTotal <= limits.balanceSheetTotal,
+    criteria.employees === undefined ? undefined : criteria.employees <= limits.employees,
+  ];
+  if (tests.filter((test) => test === true).length >= 2) return 'within';
+  return tests.filter((test) => test === false).length >= 2 ? 'beyond' : 'unknown';
+}
+
+/**
+ * The smallest band whose limits every one of the criteria is within, or undefined when the figures
+ * cannot tell. One set of criteria for a company; the company's and its group's for a parent that
+ * prepares group accounts, which qualifies for a band only if its group does too (ss. 383, 466) and
+ * is never a micro-entity (s. 384B).
+ */
+function statutoryBand(...all: Criteria[]): SizeBand | undefined {
   for (const limits of SIZE_THRESHOLDS) {
-    const tests = [
-      criteria.turnover === undefined ? undefined : criteria.turnover <= limits.turnover * criteria.yearShare,
-      criteria.balanceSheetTotal === undefined ? undefined : criteria.balanceSheetTotal <= limits.balanceSheetTotal,
-      criteria.employees === undefined ? undefined : criteria.employees <= limits.employees,
-    ];
-    const within = tests.filter((test) => test === true).length;
-    const beyond = tests.filter((test) => test === false).length;
-    if (within >= 2) return limits.band;
-    if (beyond < 2) return undefined;
+    if (all.length > 1 && limits.band === 'micro') continue;
+    const results = all.map((criteria) => withinLimits(criteria, limits));
+    if (results.every((result) => result === 'within')) return limits.band;
+    if (!results.includes('beyond')) return undefined;
   }
   return 'large';
 }
@@ -101,24 +114,28 @@ function criteriaWords(criteria: Criteria): string {
 }
 
 /**
- * The size band from the latest filed figures by the statutory test; where they cannot tell, from the
- * kind of accounts the filing declares; only with no figures at all, from the register's label of
- * the latest accounts. Full and group accounts say nothing of size: any company may file them.
+ * The size band from the latest filed figures by the statutory test (with its group's for a parent
+ * that files group accounts); where they cannot tell, from the kind of accounts the filing declares;
+ * only with no figures at all, from the register's label of the latest accounts. Full and group
+ * accounts say nothing of size: any company may file them.
  */
 export function judgeSize(financials: Financials | undefined, accountsCategory: string | null): SizeJudgement {
   if (financials) {
-    const criteria = criteriaOf(financials);
-    const band = statutoryBand(criteria);
-    if (band) return { band, basis: 'statutory-test', detail: criteriaWords(criteria) };
+    const own = criteriaOf(financials);
+    const group = financials.group ? criteriaOf(financials.group) : undefined;
+    const band = group ? statutoryBand(own, group) : statutoryBand(own);
+    const figures = group ? `the group: ${criteriaWords(group)}; the company: ${criteriaWords(own)}` : criteriaWords(own);
+    const test = group ? `${figures}; a parent company is judged with its group (ss. 383, 384B, 466)` : figures;
+    if (band) return { band, basis: 'statutory-test', detail: test };
     const declared = financials.accountsType ? SIZE_BY_FILED_TYPE[financials.accountsType] : undefined;
     if (declared) {
       return {
         band: declared,
         basis: 'filed-accounts-type',
-        detail: `${criteriaWords(criteria)}: too few figures for the test; the filing declares ${financials.accountsType} accounts`,
+        detail: `${test}: too few figures for the test; the filing declares ${financials.accountsType} accounts`,
       };
     }
-    return { band: null, basis: null, detail: `${criteriaWords(criteria)}: too few figures for the test` };
+    return { band: null, basis: null, detail: `${test}: too few figures for the test` };
   }
   const band = accountsCategory ? SIZE_BY_ACCOUNT_CATEGORY[accountsCategory] : undefined;
   return band

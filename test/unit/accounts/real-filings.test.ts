@@ -139,6 +139,7 @@ describe('full accounts', () => {
     const name = 'Prod223_2911_08119445_20201231.html';
     const filing = read(name);
     expect(filing.accountsType?.type).toBe('full');
+    expect(filing.group).toBeUndefined();
     expect(filing.current).toMatchObject({
       periodStart: '2020-01-01',
       periodEnd: '2020-12-31',
@@ -164,6 +165,15 @@ describe('full accounts', () => {
     // TurnoverRevenue is tagged only in Consolidated_Period_TMinusZero (21,444,801), a context with
     // the ConsolidatedGroupCompanyDimension member: a figure of the group, not of the company.
     expect(filing.current.turnover).toBeUndefined();
+    // The group's own block holds it, with the rest of the consolidated accounts.
+    expect(filing.group).toMatchObject({
+      periodStart: '2019-10-01',
+      periodEnd: '2020-09-30',
+      turnover: gbp(2_144_480_100, 'core:TurnoverRevenue', 'Consolidated_Period_TMinusZero', name),
+      currentAssets: gbp(584_920_300, 'core:CurrentAssets', 'Consolidated_PeriodEnd_TMinusZero', name),
+      creditorsDueWithinOneYear: gbp(369_923_900, 'core:Creditors', 'Consolidated_WithinOneYear_PeriodEnd_TMinusZero', name),
+      employees: { count: 138 },
+    });
     expect(filing.current).toMatchObject({
       profitOrLoss: gbp(98_952_800, 'core:ProfitLoss', 'Period_TMinusZero', name),
       netAssets: gbp(126_240_300, 'core:NetAssetsLiabilities', 'PeriodEnd_TMinusZero', name),
@@ -218,8 +228,19 @@ describe("a group's parent company: its own figures, never the group's", () => {
     expect(filing.prior?.netAssets?.amountMinor).toBe(455_946_000);
   });
 
-  it("keeps every consolidated figure out: the group's turnover, profit, balance sheet and 843 staff", () => {
-    const filing = read('Prod223_2911_07219455_20200630.html');
+  it("keeps every consolidated figure out of the company's, and gives them as the group's", () => {
+    const name = 'Prod223_2911_07219455_20200630.html';
+    const filing = read(name);
+    // "Consolidated Balance Sheet ... Creditors: Amounts falling due within one year 16 (10,109,039)"; 843 staff.
+    expect(filing.group).toMatchObject({
+      turnover: gbp(2_724_061_500, 'core:TurnoverRevenue', 'FY1.segment.bus-GroupCompanyDataDimension.bus-Consolidated', name),
+      profitOrLoss: { amountMinor: -444_288_900 },
+      netAssets: { amountMinor: 558_193_000 },
+      fixedAssets: { amountMinor: 2_213_754_700 },
+      currentAssets: { amountMinor: 607_310_700 },
+      creditorsDueWithinOneYear: { amountMinor: 1_010_903_900 },
+      employees: { count: 843 },
+    });
     // Tagged only in contexts naming GroupCompanyDataDimension = Consolidated: turnover 27,240,615,
     // a loss of 4,442,889, net assets 5,581,930, creditors within a year 10,109,039, 843 employees.
     expect(filing.current.turnover).toBeUndefined();

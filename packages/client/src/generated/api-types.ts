@@ -249,6 +249,7 @@ export interface Financials {
    */
   accountsType: 'dormant' | 'micro-entity' | 'small' | 'full' | null;
   prior?: PeriodFinancials;
+  group?: PeriodFinancials;
   /**
    * Where the figures were read.
    */
@@ -270,7 +271,7 @@ export interface Financials {
      */
     format: 'ixbrl' | 'xbrl';
     /**
-     * For each figure given, `<period>.<figure>` (current.netAssets, prior.employees, …), the facts it was read from: the concept as the document names it and the context.
+     * For each figure given, `<period>.<figure>` (current.netAssets, prior.employees, group.turnover, …), the facts it was read from: the concept as the document names it and the context.
      */
     figures: {
       /**

@@ -56,8 +56,39 @@ describe('the size band by the statutory test', () => {
     expect(judgeSize(filed('Prod223_3951_00225951_20241031.html'), null)).toMatchObject({ band: 'small', basis: 'filed-accounts-type' });
   });
 
-  it('never takes size from full accounts: a group filer without turnover for the company has no band', () => {
-    expect(judgeSize(filed('Prod223_2911_05078870_20200930.html'), 'GROUP')).toMatchObject({ band: null, basis: null });
+  it("judges a parent company with its group: medium when the group is, though the company's own figures cannot tell", () => {
+    // The group: turnover £21,444,801 (beyond the small limit), balance-sheet total £6,005,155, 138 employees (beyond):
+    // medium. The company: balance sheet £3,111,820 and 138 employees, within the medium limits, not filing turnover.
+    expect(judgeSize(filed('Prod223_2911_05078870_20200930.html'), 'GROUP')).toEqual({
+      band: 'medium',
+      basis: 'statutory-test',
+      detail:
+        'the group: turnover £21,444,801, balance-sheet total £6,005,155, average employees 138; the company: turnover not filed, balance-sheet total £3,111,820, average employees 138; a parent company is judged with its group (ss. 383, 384B, 466)',
+    });
+  });
+
+  it('makes a parent large when its group is, whatever the company alone files', () => {
+    // The group: balance-sheet total £28,210,654 and 843 employees, both beyond the medium limits.
+    expect(judgeSize(filed('Prod223_2911_07219455_20200630.html'), 'GROUP')).toMatchObject({ band: 'large', basis: 'statutory-test' });
+  });
+
+  it('never makes a parent that prepares group accounts a micro-entity', () => {
+    const tiny = { turnover: { amountMinor: 400_000_00, currency: 'GBP' }, employees: 3 };
+    const parent = filed('Prod223_2911_05078870_20200930.html');
+    const financials: Financials = { ...parent, ...tiny, group: { ...(parent.group as NonNullable<Financials['group']>), ...tiny } };
+    // Within the micro limits twice over, company and group alike: small, the least a parent can be (s. 384B).
+    expect(judgeSize(financials, 'GROUP')).toMatchObject({ band: 'small', basis: 'statutory-test' });
+    const { group: _group, ...alone } = financials;
+    expect(judgeSize(alone, 'GROUP')).toMatchObject({ band: 'micro', basis: 'statutory-test' });
+  });
+
+  it("gives a parent no band when its group's figures cannot tell, rather than the company's own; full accounts say nothing", () => {
+    // The company alone would be medium (balance sheet £26,413,585, 240 employees); of the group only its profit is tagged.
+    expect(judgeSize(filed('Prod223_2911_04184222_20200229.html'), 'GROUP')).toMatchObject({
+      band: null,
+      basis: null,
+      detail: expect.stringMatching(/^the group: turnover not filed, .*: too few figures for the test$/),
+    });
   });
 
   it('reads the register category only when there are no figures, and says so', () => {
@@ -103,6 +134,30 @@ describe('a profile with filed figures', () => {
       },
     });
     expect(profile.overview.provenance?.facts['derived.overview.sizeBasis']).toBe('statutory-test');
+  });
+
+  it("carries a group's figures beside the parent's own, judges its size with them, and its credit on its own", async () => {
+    const financials = filed('Prod223_2911_07219455_20200630.html');
+    const profile = registerProfile(await factsOf({ number: '07219455', accountCategory: 'GROUP' }), AS_OF, undefined, financials);
+    expect(validateProfileContent(profile).ok).toBe(true);
+    expect(profile.overview).toMatchObject({
+      sizeBand: 'large',
+      financials: {
+        netAssets: { amountMinor: 455_946_000, currency: 'GBP' },
+        group: { periodEnd: '2020-06-30', turnover: { amountMinor: 2_724_061_500, currency: 'GBP' }, employees: 843 },
+        provenance: {
+          figures: {
+            'group.turnover': [
+              { concept: 'core:TurnoverRevenue', contextId: 'FY1.segment.bus-GroupCompanyDataDimension.bus-Consolidated' },
+            ],
+          },
+        },
+      },
+    });
+    // The employees band is the company's: it reports none of its own.
+    expect(profile.overview.employeesBand).toBeNull();
+    // The limit is the company's: 10% of its own net assets of £4,559,460; the group's loss is not its loss.
+    expect(profile.creditCapacity.drivers).toEqual(['10% of net assets of £4,559,460 at 2020-06-30']);
   });
 
   it('gives a credit limit from net assets, capped by turnover and scaled by risk, with its drivers in words', async () => {
