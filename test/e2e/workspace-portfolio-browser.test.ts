@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFiling } from '../../shared/accounts';
+import { financialsOf } from '../../shared/accounts/import/financials-of-filing';
 import { createDocumentClient, createDynamoClient } from '../../shared/storage/dynamo';
 import { companiesTable, watchesTable } from '../../shared/storage/tables';
 import { axeViolations, checkAtBothWidths, expectTableScrollsInItsRegion, launchChromium, signedInPage } from '../support/browser';
@@ -23,6 +26,7 @@ const PAGE_SIZE = 50;
 const PORTFOLIO_HOLD_MS = 15_500;
 const DAY_MS = 24 * 3600 * 1000;
 const repositoryRoot = join(import.meta.dirname, '..', '..');
+const GROUP_FILING = 'Prod223_2911_07219455_20200630.html';
 
 let browser: Browser;
 let page: Page;
@@ -35,6 +39,12 @@ beforeAll(async () => {
   const clientId = bureau().demoClient.clientId;
   const now = new Date();
   companies = portfolioCompanies(COMPANIES);
+  // One company carries a real group filing's figures: the parent's own beside its group's.
+  const group = readFiling(GROUP_FILING, readFileSync(join(repositoryRoot, 'test/fixtures/accounts/filings', GROUP_FILING)));
+  if (!group.ok) throw new Error(group.reason);
+  const parent = companies[12] as PortfolioCompany;
+  const financials = financialsOf(group.filing, 'Accounts_Bulk_Data-2020-10-21.zip', 'companies-house-accounts-data');
+  companies[12] = { ...parent, content: { ...parent.content, overview: { ...parent.content.overview, financials } } };
   await seedPortfolio(
     doc,
     { companies: runtime.tables[companiesTable.id] as string, watches: runtime.tables[watchesTable.id] as string },
@@ -372,5 +382,32 @@ describe('the portfolio in a browser, 1,000 watched companies', () => {
     await page.getByText('The score has not changed since Bureau first held the company.').waitFor();
     await page.goto(`${bureau().runtime.workspace.url}#/companies/GB/90000003`);
     await page.getByText(`Up from ${companies[3]?.earlierScore} (Severe) on`).waitFor();
+  });
+
+  it("shows a parent's filed figures beside its group's, each in its own column", async () => {
+    await page.goto(`${bureau().runtime.workspace.url}#/companies/GB/90000012`);
+    const figures = page.getByRole('table', { name: /Filed accounts/ });
+    await figures.waitFor();
+    expect(await figures.locator('caption').textContent()).toContain("the company's own figures, and its group's");
+    expect(await figures.locator('thead th').allInnerTexts()).toEqual([
+      'Figure',
+      'Period to 30 Jun 2020',
+      'Period to 30 Jun 2019',
+      'The group (consolidated), period to 30 Jun 2020',
+    ]);
+    // The company files no turnover of its own; the group's is £27,240,615, its net assets £5,581,930.
+    expect(
+      await figures
+        .getByRole('row', { name: /^Turnover/ })
+        .locator('td')
+        .allInnerTexts(),
+    ).toEqual(['—', '—', '£27,240,615']);
+    expect(
+      await figures
+        .getByRole('row', { name: /^Net assets/ })
+        .locator('td')
+        .allInnerTexts(),
+    ).toEqual(['£4,559,460', '£4,559,460', '£5,581,930']);
+    expect(await axeViolations(page)).toEqual([]);
   });
 });

@@ -80,19 +80,24 @@ function FinancialsTable({ financials }: { financials: Financials }) {
     if (value === undefined || value === null) return '—';
     return typeof value === 'object' ? money(value) : String(value);
   };
-  const shown = FIGURES.filter(([name]) => financials[name] !== undefined || financials.prior?.[name] !== undefined);
+  const { group } = financials;
+  const shown = FIGURES.filter(
+    ([name]) => financials[name] !== undefined || financials.prior?.[name] !== undefined || group?.[name] !== undefined,
+  );
   return (
     <>
       <TableScroll label="Filed accounts figures">
         <table>
           <caption>
             Filed accounts ({words(financials.accountsType)}), period ending {day(financials.periodEnd)}
+            {group ? ": the company's own figures, and its group's" : ''}
           </caption>
           <thead>
             <tr>
               <th scope="col">Figure</th>
               <th scope="col">Period to {day(financials.periodEnd)}</th>
               <th scope="col">{financials.prior ? `Period to ${day(financials.prior.periodEnd)}` : 'Prior period'}</th>
+              {group ? <th scope="col">The group (consolidated), period to {day(group.periodEnd)}</th> : null}
             </tr>
           </thead>
           <tbody>
@@ -101,6 +106,7 @@ function FinancialsTable({ financials }: { financials: Financials }) {
                 <th scope="row">{label}</th>
                 <td>{figure(financials, name)}</td>
                 <td>{figure(financials.prior, name)}</td>
+                {group ? <td>{figure(group, name)}</td> : null}
               </tr>
             ))}
           </tbody>
