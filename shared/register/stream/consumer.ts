@@ -92,8 +92,9 @@ const describeError = (error: unknown) => (error instanceof Error ? `${error.nam
  * is one another try would meet again (no throttling, no network, no lost race: set-aside.ts) and a
  * place to set events aside is given: then each of its events is applied alone, and one that still
  * fails that way is set aside, counted and logged, so one poisoned event never stops its stream.
- * A transient failure of an event alone is retried as a batch's is. At the deadline
- * or the signal the batch in hand is applied once more if it can be, and the lease is handed over.
+ * A transient failure of an event alone is retried as a batch's is. At the deadline the batch in
+ * hand is applied once more if it can be; on the signal it is left to be read again. Either way the
+ * lease is handed over.
  */
 export async function consumeStream(options: ConsumeStreamOptions): Promise<ConsumeResult> {
   const { stream, checkpoints, owner, log, metrics } = options;
@@ -369,8 +370,11 @@ export async function consumeStream(options: ConsumeStreamOptions): Promise<Cons
         await items.return?.(undefined).catch(() => undefined);
       }
     }
-    // Stopping cleanly: what was read is applied once more if it can be, then the lease is handed over.
-    if (leaseHeld && stopReason !== 'lease-lost') await applyBatch(true);
+    // At the deadline, what was read is applied once more if it can be, then the lease is handed over.
+    // Told to stop (a runtime shutting down, a refused key), it is left to be read again from the
+    // checkpoint: behind a slow engine a batch grows to hundreds of events, and a stop must not wait
+    // for them. Nothing is lost either way: the checkpoint has not passed them.
+    if (leaseHeld && stopReason === 'deadline') await applyBatch(true);
     return result(stopReason ?? 'signal');
   } catch (error) {
     if (error instanceof Stop) return result(stopReason ?? error.reason);

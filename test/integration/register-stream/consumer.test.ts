@@ -132,6 +132,25 @@ describe('consumeStream', () => {
     expect(await store.lease('companies')).toBeUndefined();
   });
 
+  it('leaves the batch in hand when told to stop, without waiting to apply it, and the next run applies it from the checkpoint', async () => {
+    emulator = await startRegisterStreamEmulator({ streamKey: KEY, heartbeatMs: 50 });
+    const store = await seedCheckpoint('companies', 0);
+    const published = publishCompanies(300);
+    let reading = 0;
+    const first = recordingApply();
+    // A batch that waits a minute to fill: all 300 events are read into it, none applied, when the stop comes.
+    const stopped = await consumeUntil({ apply: first.apply, batchWaitMs: 60_000 }, () => (reading += 1) > 50);
+    expect(first.calls).toEqual([]);
+    expect(stopped).toMatchObject({ stoppedBecause: 'signal', events: 0 });
+    expect((await store.read('companies'))?.timepoint).toBe(0);
+    expect(await store.lease('companies')).toBeUndefined();
+
+    const second = recordingApply();
+    await consumeUntil({ apply: second.apply }, () => second.timepoints().length >= published.length);
+    expect(second.timepoints()).toEqual(published);
+    expect((await store.read('companies'))?.timepoint).toBe(300);
+  });
+
   it('flushes a batch after the wait when the stream goes quiet, passes duplicates through to apply, and stops at its deadline', async () => {
     emulator = await startRegisterStreamEmulator({ streamKey: KEY, heartbeatMs: 50 });
     await seedCheckpoint('persons-with-significant-control', 0);
