@@ -24,10 +24,11 @@ export interface ConceptChoice {
    * FinancialInstrumentCurrentNon-currentDimension, or both. Every other figure takes undimensioned
    * facts only.
    */
-  readonly members?: readonly DimensionMember[];
+  readonly members?: readonly MemberByName[];
 }
 
-export interface DimensionMember {
+/** A dimension and its member by local names, whatever their prefixes (instance.ts's DimensionMember is a context's, resolved). */
+export interface MemberByName {
   readonly dimension: string;
   readonly member: string;
 }

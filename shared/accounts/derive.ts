@@ -1,9 +1,9 @@
 import {
   type ConceptChoice,
-  type DimensionMember,
   DORMANT_CONCEPTS,
   EMPLOYEES,
   type FigureConcepts,
+  type MemberByName,
   MONEY_FIGURES,
   type MoneyFigure,
 } from './concepts';
@@ -137,7 +137,7 @@ function inPeriod(context: Context, figure: FigureConcepts, period: Period): boo
  * The member that marks a group's consolidated figures in the FRC taxonomies. The facts of the
  * parent company alone name no member of that dimension.
  */
-const CONSOLIDATED: DimensionMember = { dimension: 'GroupCompanyDataDimension', member: 'Consolidated' };
+const CONSOLIDATED: MemberByName = { dimension: 'GroupCompanyDataDimension', member: 'Consolidated' };
 
 /** The company's figures, the comparatives, or the group's consolidated figures for the current period. */
 type Scope = Conflict['period'];
