@@ -8,7 +8,7 @@ import {
   type MoneyFigure,
 } from './concepts';
 import { type Decimal, decimalToString, toMinorUnits, toNumber } from './decimal';
-import type { AccountsFiling, AccountsType, Conflict, FactProvenance, PeriodFigures } from './filing';
+import type { AccountsFiling, AccountsType, Conflict, FactProvenance, FigureSet, PeriodFigures } from './filing';
 import type { Context, Fact, Instance } from './instance';
 import { ISO4217, type KnownNamespace, knownNamespace, type TaxonomyGeneration } from './namespaces';
 
@@ -139,14 +139,11 @@ function inPeriod(context: Context, figure: FigureConcepts, period: Period): boo
  */
 const CONSOLIDATED: MemberByName = { dimension: 'GroupCompanyDataDimension', member: 'Consolidated' };
 
-/** The company's figures, the comparatives, or the group's consolidated figures for the current period. */
-type Scope = Conflict['period'];
-
 /**
  * Whether a fact's context gives a figure: for the company, no member at all, or only members of the
  * choice; for the group, the consolidated member as well, and no other.
  */
-function qualifies(context: Context, choice: ConceptChoice, scope: Scope): boolean {
+function qualifies(context: Context, choice: ConceptChoice, scope: FigureSet): boolean {
   let consolidated = false;
   let chosen = 0;
   for (const named of context.dimensions) {
@@ -174,7 +171,7 @@ class Deriver {
     private readonly numeric: ReadonlyMap<string, NumericFact[]>,
   ) {}
 
-  private candidates(choice: ConceptChoice, figure: FigureConcepts, period: Period, money: boolean, scope: Scope): Candidate[] {
+  private candidates(choice: ConceptChoice, figure: FigureConcepts, period: Period, money: boolean, scope: FigureSet): Candidate[] {
     const found: Candidate[] = [];
     for (const fact of this.numeric.get(choice.localName) ?? []) {
       const context = this.instance.contexts.get(fact.contextRef);
@@ -204,7 +201,7 @@ class Deriver {
   }
 
   /** The one value the candidates agree on; a disagreement is recorded and gives nothing. */
-  private agreed(figure: MoneyFigure | 'employees', label: Scope, candidates: readonly Candidate[]): Candidate | undefined {
+  private agreed(figure: MoneyFigure | 'employees', label: FigureSet, candidates: readonly Candidate[]): Candidate | undefined {
     if (candidates.length <= 1) return candidates[0];
     const values = new Set(candidates.map((c) => `${decimalToString(c.fact.number)} ${c.currency ?? ''}`));
     if (values.size <= 1) return candidates[0];
@@ -220,7 +217,7 @@ class Deriver {
     return undefined;
   }
 
-  money(figure: MoneyFigure, period: Period, label: Scope) {
+  money(figure: MoneyFigure, period: Period, label: FigureSet) {
     const concepts = MONEY_FIGURES[figure];
     for (const choice of concepts.concepts) {
       const candidates = this.candidates(choice, concepts, period, true, label);
@@ -252,7 +249,7 @@ class Deriver {
       : undefined;
   }
 
-  employees(period: Period, label: Scope) {
+  employees(period: Period, label: FigureSet) {
     for (const choice of EMPLOYEES.concepts) {
       const candidates = this.candidates(choice, EMPLOYEES, period, false, label);
       if (candidates.length === 0) continue;
@@ -263,7 +260,7 @@ class Deriver {
     return undefined;
   }
 
-  figures(period: Period, label: Scope): PeriodFigures {
+  figures(period: Period, label: FigureSet): PeriodFigures {
     const figures: Record<string, unknown> = { periodEnd: period.end };
     if (period.start) figures.periodStart = period.start;
     for (const figure of MONEY_FIGURE_NAMES) {

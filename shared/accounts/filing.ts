@@ -38,10 +38,13 @@ export type PeriodFigures = {
 
 export type AccountsType = 'dormant' | 'micro-entity' | 'small' | 'full';
 
+/** The company's current figures, its comparatives, or (group accounts) the group's for the current period. */
+export type FigureSet = 'current' | 'prior' | 'group';
+
 /** Facts for one figure that disagree: reported, and the figure left out. */
 export interface Conflict {
   readonly figure: MoneyFigure | 'employees';
-  readonly period: 'current' | 'prior' | 'group';
+  readonly period: FigureSet;
   readonly values: readonly { readonly value: string; readonly unit?: string; readonly provenance: FactProvenance }[];
 }
 

@@ -1,13 +1,13 @@
 import { canonicalJson } from '../../companies/company-store';
 import { type AccountsFeed, FILED_MONEY_FIGURES, type FigureSource, type Financials, type PeriodFinancials } from '../../companies/profile';
-import type { AccountsFiling, FactProvenance, PeriodFigures } from '../filing';
+import type { AccountsFiling, FactProvenance, FigureSet, PeriodFigures } from '../filing';
 
 type Sources = Record<string, readonly FigureSource[]>;
 
 const sourcesOf = (provenance: readonly FactProvenance[]): readonly FigureSource[] =>
   provenance.map(({ concept, contextId }) => ({ concept, contextId }));
 
-function periodOf(figures: PeriodFigures, period: 'current' | 'prior' | 'group', sources: Sources): PeriodFinancials {
+function periodOf(figures: PeriodFigures, period: FigureSet, sources: Sources): PeriodFinancials {
   const out: Record<string, unknown> = { periodStart: figures.periodStart ?? null, periodEnd: figures.periodEnd };
   for (const figure of FILED_MONEY_FIGURES) {
     const value = figures[figure];
